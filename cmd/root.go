@@ -1,0 +1,136 @@
+// Package cmd holds compact's command-line interface: one file per
+// subcommand, each an options struct, a constructor that binds flags and
+// configuration, and a run function that calls into internal/.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/iostreams"
+)
+
+// Version is set at build time with -ldflags "-X .../cmd.Version=…".
+var Version = "dev"
+
+// Factory carries what every command needs: its streams, the global flags
+// and the configuration, loaded once the flags are parsed.
+type Factory struct {
+	IO         *iostreams.IO
+	ConfigPath string
+	JSON       bool
+	Quiet      bool
+	// Config is set by the root command before any subcommand runs.
+	Config *config.Store
+	// Getenv reads the environment (tests replace it).
+	Getenv func(string) string
+}
+
+// ExitError carries a process exit status with its error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErr marks err as a usage or input error (exit status 2).
+func usageErr(format string, a ...any) error {
+	return &ExitError{Code: 2, Err: fmt.Errorf(format, a...)}
+}
+
+// NewRootCmd builds the command tree writing through io.
+func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
+	f := &Factory{IO: io, Getenv: os.Getenv}
+	root := &cobra.Command{
+		Use:   "compact",
+		Short: "Offline agent-history compression and replay workbench",
+		Long: "compact extracts compression events from stagewise agent databases into\n" +
+			"playground bundles, replays them against models, compares briefings, and\n" +
+			"runs the compression pipeline offline.",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			path := f.ConfigPath
+			if path == "" {
+				path = f.Getenv("COMPACT_CONFIG")
+			}
+			st, err := config.Load(path)
+			if err != nil {
+				return &ExitError{Code: 2, Err: err}
+			}
+			f.Config = st
+			f.IO.Quiet = f.Quiet
+			return nil
+		},
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (YAML) layered over the defaults; also COMPACT_CONFIG")
+	pf.BoolVar(&f.JSON, "json", false, "print results as JSON")
+	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress or informational output")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: 2, Err: err}
+	})
+
+	for _, add := range subcommands {
+		root.AddCommand(add(f))
+	}
+	return root, f
+}
+
+// subcommands is filled by each command file's init, so that adding a
+// command touches only its own file.
+var subcommands []func(*Factory) *cobra.Command
+
+func register(c func(*Factory) *cobra.Command) { subcommands = append(subcommands, c) }
+
+// Run executes the command line args with io and returns the exit status.
+func Run(io *iostreams.IO, args []string) int {
+	return RunEnv(io, args, os.Getenv)
+}
+
+// RunEnv is Run with the environment read through getenv (tests).
+func RunEnv(io *iostreams.IO, args []string, getenv func(string) string) int {
+	root, f := NewRootCmd(io)
+	f.Getenv = getenv
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(io.ErrOut, "compact: %v\n", err)
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	if isUsage(err) {
+		return 2
+	}
+	return 1
+}
+
+// isUsage recognises cobra's own argument errors.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Execute runs compact with the process's arguments and streams.
+func Execute() int {
+	return Run(iostreams.System(), os.Args[1:])
+}

@@ -1,0 +1,158 @@
+// Package config owns compact's configuration: the embedded defaults
+// (configs/compact.yaml), an optional user file, COMPACT_* environment
+// variables and command-line flags, in rising order of precedence, and the
+// record of where each effective value came from.
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
+
+	"github.com/compactlab/compact/configs"
+)
+
+// Delim separates nested keys. Not ".", because model ids such as
+// claude-sonnet-4.6 are keys of the context window table.
+const Delim = "::"
+
+// EnvPrefix is the prefix of environment overrides.
+const EnvPrefix = "COMPACT"
+
+// Store is the layered configuration of one invocation.
+type Store struct {
+	v        *viper.Viper
+	file     string
+	fileKeys map[string]bool
+	flags    map[string]*pflag.Flag
+}
+
+// Load reads the embedded defaults and, when path is not empty, the user's
+// YAML file on top of them.
+func Load(path string) (*Store, error) {
+	v := viper.NewWithOptions(viper.KeyDelimiter(Delim))
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
+		return nil, fmt.Errorf("config: embedded defaults: %w", err)
+	}
+	s := &Store{v: v, fileKeys: map[string]bool{}, flags: map[string]*pflag.Flag{}}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("config: %s is not valid YAML: %v", path, err)
+		}
+		flatten("", m, s.fileKeys)
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("config: %s: %v", path, err)
+		}
+		s.file = path
+	}
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(Delim, "_", "-", "_", ".", "_"))
+	v.AutomaticEnv()
+	return s, nil
+}
+
+func flatten(prefix string, m map[string]any, out map[string]bool) {
+	for k, val := range m {
+		key := strings.ToLower(k)
+		if prefix != "" {
+			key = prefix + Delim + key
+		}
+		if sub, ok := val.(map[string]any); ok && len(sub) > 0 {
+			flatten(key, sub, out)
+			continue
+		}
+		out[key] = true
+	}
+}
+
+// EnvName is the environment variable that overrides key.
+func EnvName(key string) string {
+	r := strings.NewReplacer(Delim, "_", "-", "_", ".", "_")
+	return EnvPrefix + "_" + strings.ToUpper(r.Replace(key))
+}
+
+// BindFlag makes flag f override key when the user sets it.
+func (s *Store) BindFlag(key string, f *pflag.Flag) {
+	if f == nil {
+		return
+	}
+	s.flags[key] = f
+	_ = s.v.BindPFlag(key, f)
+}
+
+// Keys lists every known key, sorted.
+func (s *Store) Keys() []string {
+	keys := s.v.AllKeys()
+	sort.Strings(keys)
+	return keys
+}
+
+// Source says where the effective value of key comes from: "flag --name",
+// "env COMPACT_…", "file PATH" or "default".
+func (s *Store) Source(key string) string {
+	if f, ok := s.flags[key]; ok && f.Changed {
+		return "flag --" + f.Name
+	}
+	if _, ok := os.LookupEnv(EnvName(key)); ok {
+		return "env " + EnvName(key)
+	}
+	if s.fileKeys[key] {
+		return "file " + s.file
+	}
+	return "default"
+}
+
+// Get returns the effective value of key.
+func (s *Store) Get(key string) any { return s.v.Get(key) }
+
+// String returns key as a string.
+func (s *Store) String(key string) string { return s.v.GetString(key) }
+
+// Int returns key as an int.
+func (s *Store) Int(key string) int { return s.v.GetInt(key) }
+
+// Float returns key as a float64.
+func (s *Store) Float(key string) float64 { return s.v.GetFloat64(key) }
+
+// Duration returns key as a duration.
+func (s *Store) Duration(key string) time.Duration { return s.v.GetDuration(key) }
+
+// Strings returns key as a list of strings.
+func (s *Store) Strings(key string) []string { return s.v.GetStringSlice(key) }
+
+// IsSet reports whether key has a non-empty value.
+func (s *Store) IsSet(key string) bool {
+	val := s.v.Get(key)
+	if val == nil {
+		return false
+	}
+	if str, ok := val.(string); ok {
+		return str != ""
+	}
+	return true
+}
+
+// ContextWindows returns the per-model context window table.
+func (s *Store) ContextWindows() map[string]int {
+	out := map[string]int{}
+	prefix := "context_windows" + Delim
+	for _, k := range s.v.AllKeys() {
+		if strings.HasPrefix(k, prefix) {
+			out[strings.TrimPrefix(k, prefix)] = s.v.GetInt(k)
+		}
+	}
+	return out
+}

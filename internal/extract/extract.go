@@ -1,0 +1,582 @@
+// Package extract owns the extraction of compression events from a
+// stagewise agent database into playground bundles: which chats and
+// messages count, how bundles are numbered and named, the five files of
+// each bundle, and writing the tree so that nothing is ever half-written.
+// It reads through internal/store, decodes through internal/history,
+// serializes through internal/serialize and fills the prompt pack.
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/store"
+)
+
+// Sources of messages.
+const (
+	SourceMessages = "messages" // the agentMessages table (live)
+	SourceHistory  = "history"  // the deprecated agentInstances.history column
+)
+
+// Options of one extraction.
+type Options struct {
+	DBPath      string
+	Channel     string
+	Source      string
+	MinMessages int
+	// SkillsDir resolves slash commands (e3e profile). Empty: nothing
+	// resolves, every id is listed as unresolved, links stay raw.
+	SkillsDir string
+	Pack      *prompt.Pack
+	Locale    string
+	Profile   *serialize.Profile
+	// OutDir is the channel directory that receives the NNN-slug chat
+	// directories.
+	OutDir  string
+	ChatIDs []string
+	Force   bool
+	// Workers decode and write chats in parallel (default: GOMAXPROCS).
+	Workers int
+}
+
+// Warning is one problem that did not stop the run.
+type Warning struct {
+	ChatID  string `json:"chatId,omitempty"`
+	Message int    `json:"message"` // message index, -1 when not about one
+	Text    string `json:"text"`
+}
+
+func (w Warning) String() string {
+	var b strings.Builder
+	if w.ChatID != "" {
+		fmt.Fprintf(&b, "chat %s", w.ChatID)
+		if w.Message >= 0 {
+			fmt.Fprintf(&b, " message %d", w.Message)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(w.Text)
+	return b.String()
+}
+
+// ChatResult is the outcome for one chat.
+type ChatResult struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Dir      string    `json:"directory,omitempty"`
+	Messages int       `json:"messages"`
+	Points   int       `json:"compressions"`
+	Bundles  int       `json:"bundles"`
+	Skipped  string    `json:"skipped,omitempty"` // why the chat was not extracted
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	DB            string       `json:"db"`
+	SchemaVersion int          `json:"schemaVersion"`
+	Source        string       `json:"source"`
+	Channel       string       `json:"channel"`
+	OutDir        string       `json:"outDir"`
+	Chats         int          `json:"chats"` // chats considered
+	Extracted     int          `json:"extracted"`
+	Skipped       int          `json:"skipped"`
+	Bundles       int          `json:"bundles"`
+	SkillsLoaded  int          `json:"skillsLoaded"`
+	PerChat       []ChatResult `json:"perChat"`
+	Warnings      []Warning    `json:"warnings"`
+}
+
+// Hooks let the caller show progress and warnings as they happen.
+type Hooks struct {
+	Warn     func(Warning)
+	Progress func(done, total, bundles int)
+}
+
+// ErrOutputNotEmpty is returned when the output directory holds files and
+// Force is not set.
+var ErrOutputNotEmpty = errors.New("output directory is not empty")
+
+// Run extracts every compression event of the database into opts.OutDir.
+func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
+	if opts.Pack == nil {
+		return nil, errors.New("extract: no prompt pack")
+	}
+	if opts.Profile == nil {
+		opts.Profile = serialize.Profiles["e3e"]
+	}
+	if opts.Source == "" {
+		opts.Source = SourceMessages
+	}
+	if opts.Source != SourceMessages && opts.Source != SourceHistory {
+		return nil, fmt.Errorf("unknown source %q (want messages or history)", opts.Source)
+	}
+	if err := checkOutDir(opts.OutDir, opts.Force); err != nil {
+		return nil, err
+	}
+	db, err := store.OpenContext(ctx, opts.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	snap, err := db.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	if opts.Source == SourceMessages && !snap.HasMessagesTable() {
+		return nil, &store.NoMessagesTableError{Path: opts.DBPath, Version: snap.Version()}
+	}
+	if opts.Source == SourceHistory && !snap.HasHistoryColumn() {
+		return nil, &store.NoHistoryColumnError{Path: opts.DBPath, Version: snap.Version()}
+	}
+
+	sum := &Summary{DB: opts.DBPath, SchemaVersion: snap.Version(), Source: opts.Source, Channel: opts.Channel, OutDir: opts.OutDir, Warnings: []Warning{}, PerChat: []ChatResult{}}
+	x := &extractor{opts: opts, hooks: hooks, sum: sum}
+	if opts.Profile.SlashCommands && opts.SkillsDir != "" {
+		skills, err := serialize.LoadSkills(opts.SkillsDir)
+		if err != nil {
+			x.warn(Warning{Message: -1, Text: fmt.Sprintf("skills directory not found: %s; no slash command resolves", opts.SkillsDir)})
+		} else {
+			x.skills = skills
+			sum.SkillsLoaded = len(skills.List)
+		}
+	}
+
+	chats, err := snap.Chats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.ChatIDs) > 0 {
+		want := map[string]bool{}
+		for _, id := range opts.ChatIDs {
+			want[id] = true
+		}
+		var sel []store.Chat
+		for _, c := range chats {
+			if want[c.ID] {
+				sel = append(sel, c)
+				delete(want, c.ID)
+			}
+		}
+		for _, id := range opts.ChatIDs {
+			if want[id] {
+				x.warn(Warning{ChatID: id, Message: -1, Text: "no such chat in the database"})
+				delete(want, id)
+			}
+		}
+		chats = sel
+	}
+	sum.Chats = len(chats)
+
+	staging, err := makeStaging(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	x.staging = staging
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(staging)
+		}
+	}()
+
+	if err := x.run(ctx, snap, chats); err != nil {
+		return nil, err
+	}
+	if err := publish(staging, opts.OutDir, opts.Force); err != nil {
+		return nil, err
+	}
+	ok = true
+	return sum, nil
+}
+
+type extractor struct {
+	opts    Options
+	hooks   Hooks
+	sum     *Summary
+	skills  *serialize.Skills
+	staging string
+	mu      sync.Mutex
+}
+
+func (x *extractor) warn(w Warning) {
+	x.mu.Lock()
+	x.sum.Warnings = append(x.sum.Warnings, w)
+	x.mu.Unlock()
+	if x.hooks.Warn != nil {
+		x.hooks.Warn(w)
+	}
+}
+
+// job is one chat on its way through the pipeline: read (in order, one
+// snapshot), decode and write (in parallel), then numbered (in order).
+type job struct {
+	seq   int
+	chat  store.Chat
+	rows  []store.MessageRow
+	hist  string
+	hnull bool
+	res   ChatResult
+	tmp   string // the chat's directory in staging, before numbering
+	done  chan struct{}
+}
+
+func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Chat) error {
+	workers := x.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan *job, workers)
+	ordered := make(chan *job, workers*2)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var readErr error
+	go func() {
+		defer close(jobs)
+		defer close(ordered)
+		for i, c := range chats {
+			j := &job{seq: i, chat: c, done: make(chan struct{})}
+			var err error
+			if x.opts.Source == SourceMessages {
+				j.rows, err = snap.Messages(ctx, c.ID)
+			} else {
+				j.hist, j.hnull, err = snap.History(ctx, c.ID)
+			}
+			if err != nil {
+				readErr = fmt.Errorf("chat %s: %w", c.ID, err)
+				cancel()
+				return
+			}
+			select {
+			case ordered <- j:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var workErr error
+	var errOnce sync.Once
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if err := x.process(j); err != nil {
+					errOnce.Do(func() { workErr = err; cancel() })
+				}
+				close(j.done)
+			}
+		}()
+	}
+	k, bundles, done := 0, 0, 0
+	var seqErr error
+	for j := range ordered {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if j.res.Skipped == "" {
+			k++
+			name := ChatDirName(k, j.res.Title)
+			if err := os.Rename(j.tmp, filepath.Join(x.staging, name)); err != nil {
+				seqErr = err
+				cancel()
+				break
+			}
+			j.res.Dir = name
+			x.sum.Extracted++
+			bundles += j.res.Bundles
+		} else {
+			x.sum.Skipped++
+		}
+		x.sum.Bundles = bundles
+		x.sum.PerChat = append(x.sum.PerChat, j.res)
+		done++
+		if x.hooks.Progress != nil {
+			x.hooks.Progress(done, len(chats), bundles)
+		}
+		j.rows, j.hist = nil, ""
+	}
+	cancel()
+	for range ordered {
+	}
+	wg.Wait()
+	for _, err := range []error{readErr, workErr, seqErr} {
+		if err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil && done < len(chats) {
+		return err
+	}
+	return nil
+}
+
+// decode turns the job's raw rows into messages; a chat that cannot be
+// decoded is skipped with a warning.
+func (x *extractor) decode(j *job) ([]history.Value, bool) {
+	c := j.chat
+	if x.opts.Source == SourceHistory {
+		if j.hnull {
+			x.chatWarn(j, -1, "the history column is NULL; skipped the chat")
+			return nil, false
+		}
+		msgs, ok, err := history.DecodeMessages(j.hist)
+		if err != nil {
+			x.chatWarn(j, -1, fmt.Sprintf("history column: %v; skipped the chat", err))
+			return nil, false
+		}
+		if !ok {
+			v, _ := history.DecodeSuperJSON(j.hist)
+			if v.Kind() == history.Null {
+				x.chatWarn(j, -1, "the history column holds null, not a message array; skipped the chat")
+			} else {
+				j.res.Skipped = fmt.Sprintf("the history column holds %s, not a message array", history.Describe(v))
+			}
+			return nil, false
+		}
+		return msgs, true
+	}
+	msgs := make([]history.Value, len(j.rows))
+	for i, r := range j.rows {
+		if r.PartsNull {
+			x.chatWarn(j, i, fmt.Sprintf("row seq %d: parts is NULL; skipped the chat", r.Seq))
+			return nil, false
+		}
+		m, err := history.MessageFromRow(r.ID, r.Role, r.Parts, r.Metadata, r.MetadataNull)
+		if err != nil {
+			x.chatWarn(j, i, fmt.Sprintf("row seq %d: %v; skipped the chat", r.Seq, err))
+			return nil, false
+		}
+		msgs[i] = m
+	}
+	_ = c
+	return msgs, true
+}
+
+func (x *extractor) chatWarn(j *job, msg int, text string) {
+	w := Warning{ChatID: j.chat.ID, Message: msg, Text: text}
+	j.res.Warnings = append(j.res.Warnings, w)
+	if j.res.Skipped == "" && strings.HasSuffix(text, "skipped the chat") {
+		j.res.Skipped = text
+	}
+	x.warn(w)
+}
+
+// process decodes one chat and writes its bundles into a temporary
+// directory in staging.
+func (x *extractor) process(j *job) error {
+	c := j.chat
+	j.res = ChatResult{ID: c.ID, Title: c.Title}
+	msgs, ok := x.decode(j)
+	if !ok {
+		if j.res.Skipped == "" {
+			j.res.Skipped = "could not be decoded"
+		}
+		return nil
+	}
+	j.res.Messages = len(msgs)
+	if len(msgs) < x.opts.MinMessages {
+		j.res.Skipped = fmt.Sprintf("%d messages, fewer than the minimum %d", len(msgs), x.opts.MinMessages)
+		return nil
+	}
+	var points []int
+	for i, m := range msgs {
+		if !m.IsNullish() && !history.CompressedHistory(m).IsUndefined() {
+			points = append(points, i)
+		}
+	}
+	j.res.Points = len(points)
+	if len(points) == 0 {
+		j.res.Skipped = "no compression points"
+		return nil
+	}
+	dir := filepath.Join(x.staging, fmt.Sprintf(".chat-%06d", j.seq))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	j.tmp = dir
+
+	var scan *slashScan
+	if x.opts.Profile.SlashCommands {
+		scan = newSlashScan(msgs)
+	}
+	system := []byte(x.opts.Pack.System())
+	var buf []byte
+	for cp, b := range points {
+		n := cp + 1
+		summary := history.CompressedHistory(msgs[b])
+		if summary.Kind() != history.String {
+			x.chatWarn(j, b, fmt.Sprintf("compressedHistory is %s, not a string; skipped %s", history.Describe(summary), CompressionDirName(n)))
+			continue
+		}
+		md := Metadata{
+			ChatID:                   c.ID,
+			ChatTitle:                history.StringValue(c.Title),
+			Channel:                  x.opts.Channel,
+			CompressionNumber:        n,
+			TotalCompressions:        len(points),
+			TotalChatMessages:        len(msgs),
+			BoundaryMessageIndex:     b,
+			BoundaryMessageID:        msgs[b].Get("id"),
+			TotalMessagesInSlice:     b,
+			SerializedMessageCount:   b,
+			PreviousCompressionIndex: -1,
+		}
+		if c.TitleNull {
+			md.ChatTitle = history.NullValue()
+		}
+		if cp > 0 {
+			prev := points[cp-1]
+			md.PreviousCompressionIndex = prev
+			md.SerializedMessageCount = b - prev
+			if s := history.CompressedHistory(msgs[prev]); s.Kind() == history.String {
+				md.PreviousCompressionSize = history.Len16(s.Str())
+			}
+		}
+		var slash map[string]serialize.SlashItem
+		if scan != nil {
+			ids, badMsg, err := scan.idsBefore(b)
+			if err != nil {
+				x.chatWarn(j, badMsg, fmt.Sprintf("%v; skipped %s", err, CompressionDirName(n)))
+				continue
+			}
+			md.HasSlash = true
+			slash, md.SlashIdsResolved = serialize.Resolve(ids, x.skills)
+		}
+		buf = serialize.AppendSerialize(buf[:0], msgs[:b], serialize.Options{Profile: x.opts.Profile, Slash: slash})
+		compact := string(buf)
+		user := x.opts.Pack.UserMessage(compact, md.PreviousCompressionSize, x.opts.Locale)
+		actual := summary.Str()
+		md.CompactHistoryChars = history.Len16(compact)
+		md.UserMessageChars = history.Len16(user)
+		md.ActualOutputChars = history.Len16(actual)
+		md.ActualOutputIncludesPreviousTag = strings.Contains(actual, previousTagMarker)
+
+		bdir := filepath.Join(dir, CompressionDirName(n))
+		if err := os.Mkdir(bdir, 0o755); err != nil {
+			return err
+		}
+		files := []struct {
+			name string
+			data []byte
+		}{
+			{FileSystemPrompt, system},
+			{FileUserMessage, []byte(user)},
+			{FileCompact, buf},
+			{FileActualOutput, []byte(actual)},
+			{FileMetadata, md.AppendJSON(nil)},
+		}
+		for _, f := range files {
+			if err := writeFile(bdir, f.name, f.data); err != nil {
+				return err
+			}
+		}
+		j.res.Bundles++
+	}
+	return nil
+}
+
+// slashScan caches the slash ids of each message of a chat.
+type slashScan struct {
+	msgs []history.Value
+	ids  [][]string
+	errs []error
+}
+
+func newSlashScan(msgs []history.Value) *slashScan {
+	s := &slashScan{msgs: msgs, ids: make([][]string, len(msgs)), errs: make([]error, len(msgs))}
+	for i := range msgs {
+		s.ids[i], s.errs[i] = serialize.SlashIDs(msgs[i : i+1])
+	}
+	return s
+}
+
+// idsBefore returns the ids linked from messages [0, b): the first error
+// and its message index if one of them cannot be scanned.
+func (s *slashScan) idsBefore(b int) ([]string, int, error) {
+	var ids []string
+	for i := 0; i < b; i++ {
+		if s.errs[i] != nil {
+			msg := s.errs[i].Error()
+			msg = strings.TrimPrefix(msg, "message 0 ")
+			return nil, i, errors.New("user " + msg)
+		}
+		ids = append(ids, s.ids[i]...)
+	}
+	return ids, -1, nil
+}
+
+// checkOutDir refuses a non-empty output directory unless force is set.
+func checkOutDir(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	if len(entries) > 0 && !force {
+		return fmt.Errorf("%w: %s holds %d entries; pass --force to replace it as a whole, or choose another --out", ErrOutputNotEmpty, dir, len(entries))
+	}
+	return nil
+}
+
+// makeStaging creates the hidden directory beside dir that the run writes
+// into.
+func makeStaging(dir string) (string, error) {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create the output directory: %w", err)
+	}
+	st, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
+	if err != nil {
+		return "", fmt.Errorf("cannot write to %s: %w", parent, err)
+	}
+	return st, nil
+}
+
+// publish renames the finished staging directory to dir, replacing a
+// previous dir as a whole when force is set.
+func publish(staging, dir string, force bool) error {
+	_, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.Rename(staging, dir)
+	}
+	if err != nil {
+		return err
+	}
+	if err := checkOutDir(dir, force); err != nil {
+		return err
+	}
+	old := staging + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		return fmt.Errorf("cannot replace %s: %w", dir, err)
+	}
+	if err := os.Rename(staging, dir); err != nil {
+		_ = os.Rename(old, dir)
+		return fmt.Errorf("cannot replace %s: %w", dir, err)
+	}
+	return os.RemoveAll(old)
+}

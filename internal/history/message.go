@@ -1,0 +1,83 @@
+package history
+
+import "fmt"
+
+// FieldError names the column or field whose text failed to decode.
+type FieldError struct {
+	Field string // "parts", "metadata", "history"
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// MessageFromRow builds the message a row of agentMessages stands for:
+// {id, role, parts: superjson(parts), metadata: NULL ? null :
+// superjson(metadata)}, keys in that order.
+func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
+	p, err := DecodeSuperJSON(parts)
+	if err != nil {
+		return Value{}, &FieldError{Field: "parts", Err: err}
+	}
+	m := NullValue()
+	if !metadataNull {
+		if m, err = DecodeSuperJSON(metadata); err != nil {
+			return Value{}, &FieldError{Field: "metadata", Err: err}
+		}
+	}
+	msg := Value{k: Object, c: &Container{
+		Keys: []string{"id", "role", "parts", "metadata"},
+		Vals: []Value{StringValue(id), StringValue(role), p, m},
+	}}
+	return msg, nil
+}
+
+// DecodeMessages decodes superjson text holding a message array (the
+// deprecated history column, or the input of `compact serialize`). ok is
+// false when the text decodes to something other than an array, which the
+// upstream extraction skips without a word.
+func DecodeMessages(text string) (msgs []Value, ok bool, err error) {
+	v, err := DecodeSuperJSON(text)
+	if err != nil {
+		return nil, false, err
+	}
+	if v.k != Array {
+		return nil, false, nil
+	}
+	return v.c.Vals, true, nil
+}
+
+// Role returns msg.role when it is a string.
+func Role(msg Value) string {
+	r := msg.Get("role")
+	if r.k == String {
+		return r.s
+	}
+	return ""
+}
+
+// Metadata returns msg.metadata.
+func Metadata(msg Value) Value { return msg.Get("metadata") }
+
+// CompressedHistory returns msg.metadata?.compressedHistory.
+func CompressedHistory(msg Value) Value {
+	m := msg.Get("metadata")
+	if m.k <= Null {
+		return Value{}
+	}
+	return m.Get("compressedHistory")
+}
+
+// Describe is a short description of v for error messages.
+func Describe(v Value) string {
+	switch v.k {
+	case String:
+		if Len16(v.s) > 40 {
+			return fmt.Sprintf("string %q…", Slice16(v.s, 40))
+		}
+		return fmt.Sprintf("string %q", v.s)
+	case Number:
+		return "number " + NumberToString(v.n)
+	}
+	return v.k.String()
+}

@@ -1,0 +1,529 @@
+package history
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrBigInt is what JSON.stringify throws on a bigint.
+var ErrBigInt = errors.New("TypeError: Do not know how to serialize a BigInt")
+
+// ErrCircular is what JSON.stringify throws on a cycle.
+var ErrCircular = errors.New("TypeError: Converting circular structure to JSON")
+
+// JSONStringify is JSON.stringify(v) without replacer or indent. ok is false
+// when JSON.stringify returns undefined (for undefined itself). err is set
+// where JavaScript throws (a bigint, a cycle).
+func JSONStringify(v Value) (s string, ok bool, err error) {
+	if v.k == Undefined {
+		return "", false, nil
+	}
+	b, err := AppendJSON(nil, v)
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), true, nil
+}
+
+// JSONLen16 is the UTF-16 length of JSON.stringify(v): 0 for undefined.
+func JSONLen16(v Value) (int, error) {
+	w := lenWriter{}
+	if v.k == Undefined {
+		return 0, nil
+	}
+	if err := w.value(v, nil); err != nil {
+		return 0, err
+	}
+	return w.n, nil
+}
+
+// AppendJSON appends JSON.stringify(v) to b.
+func AppendJSON(b []byte, v Value) ([]byte, error) {
+	w := jsonWriter{b: b}
+	err := w.value(v, nil)
+	return w.b, err
+}
+
+type jsonWriter struct{ b []byte }
+
+func onStack(stack []*Container, c *Container) bool {
+	for _, s := range stack {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
+
+// toJSONForm reports how a value serializes: as a string (Date, URL), as
+// null (invalid Date, non-finite number), or structurally.
+func (w *jsonWriter) value(v Value, stack []*Container) error {
+	switch v.k {
+	case Undefined, Null:
+		w.b = append(w.b, "null"...)
+	case Bool:
+		if v.n != 0 {
+			w.b = append(w.b, "true"...)
+		} else {
+			w.b = append(w.b, "false"...)
+		}
+	case Number:
+		w.b = AppendNumber(w.b, v.n)
+	case String, URL:
+		w.b = appendQuoted(w.b, v.s)
+	case BigInt:
+		return ErrBigInt
+	case Date:
+		if math.IsNaN(v.n) {
+			w.b = append(w.b, "null"...)
+		} else {
+			w.b = appendQuoted(w.b, ISOString(v.n))
+		}
+	case Map, Set, RegExp:
+		w.b = append(w.b, "{}"...)
+	case Array:
+		if onStack(stack, v.c) {
+			return ErrCircular
+		}
+		stack = append(stack, v.c)
+		w.b = append(w.b, '[')
+		for i, e := range v.c.Vals {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			if err := w.value(e, stack); err != nil {
+				return err
+			}
+		}
+		w.b = append(w.b, ']')
+	case TypedArray:
+		w.b = append(w.b, '{')
+		for i, e := range v.c.Vals {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = append(w.b, '"')
+			w.b = strconv.AppendInt(w.b, int64(i), 10)
+			w.b = append(w.b, '"', ':')
+			w.b = AppendNumber(w.b, e.n)
+		}
+		w.b = append(w.b, '}')
+	case Object, Error:
+		if onStack(stack, v.c) {
+			return ErrCircular
+		}
+		stack = append(stack, v.c)
+		w.b = append(w.b, '{')
+		first := true
+		for i, k := range v.c.Keys {
+			e := v.c.Vals[i]
+			if e.k == Undefined {
+				continue
+			}
+			if !first {
+				w.b = append(w.b, ',')
+			}
+			first = false
+			w.b = appendQuoted(w.b, k)
+			w.b = append(w.b, ':')
+			if err := w.value(e, stack); err != nil {
+				return err
+			}
+		}
+		w.b = append(w.b, '}')
+	}
+	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted is JSON.stringify of a string: only '"', '\\' and control
+// characters are escaped (and lone surrogates, as \udXXX); everything else,
+// '<', '>', '&', U+2028 included, stays as it is.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0xED {
+			i++
+			continue
+		}
+		if c == 0xED {
+			u, ok := isSurrogateAt(s, i)
+			if !ok {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', hexDigits[u>>12&0xF], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
+			i += 3
+			start = i
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// lenWriter computes the UTF-16 length of JSON.stringify without building
+// the text.
+type lenWriter struct{ n int }
+
+func (w *lenWriter) value(v Value, stack []*Container) error {
+	switch v.k {
+	case Undefined, Null:
+		w.n += 4
+	case Bool:
+		if v.n != 0 {
+			w.n += 4
+		} else {
+			w.n += 5
+		}
+	case Number:
+		var buf [32]byte
+		w.n += len(AppendNumber(buf[:0], v.n))
+	case String, URL:
+		w.n += quotedLen16(v.s)
+	case BigInt:
+		return ErrBigInt
+	case Date:
+		if math.IsNaN(v.n) {
+			w.n += 4
+		} else {
+			w.n += len(ISOString(v.n)) + 2
+		}
+	case Map, Set, RegExp:
+		w.n += 2
+	case Array:
+		if onStack(stack, v.c) {
+			return ErrCircular
+		}
+		stack = append(stack, v.c)
+		w.n += 2
+		for i, e := range v.c.Vals {
+			if i > 0 {
+				w.n++
+			}
+			if err := w.value(e, stack); err != nil {
+				return err
+			}
+		}
+	case TypedArray:
+		b, _ := AppendJSON(nil, v)
+		w.n += len(b)
+	case Object, Error:
+		if onStack(stack, v.c) {
+			return ErrCircular
+		}
+		stack = append(stack, v.c)
+		w.n += 2
+		first := true
+		for i, k := range v.c.Keys {
+			e := v.c.Vals[i]
+			if e.k == Undefined {
+				continue
+			}
+			if !first {
+				w.n++
+			}
+			first = false
+			w.n += quotedLen16(k) + 1
+			if err := w.value(e, stack); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// quotedLen16 is the UTF-16 length of JSON.stringify(s).
+func quotedLen16(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			if c&0xC0 != 0x80 {
+				n++
+				if c >= 0xF0 {
+					n++
+				}
+				if c == 0xED {
+					if _, ok := isSurrogateAt(s, i); ok {
+						n += 5
+					}
+				}
+			}
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20:
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// FormatNumber is JavaScript's Number.prototype.toString() (radix 10).
+func FormatNumber(f float64) string {
+	var buf [32]byte
+	return string(AppendNumber(buf[:0], f))
+}
+
+// AppendNumber appends FormatNumber(f), or "null" for a non-finite f as
+// JSON.stringify prints it. Use FormatNumber for String().
+func AppendNumber(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	return appendJSNumber(b, f)
+}
+
+func appendJSNumber(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, '0')
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	if f < 0 {
+		b = append(b, '-')
+		f = -f
+	}
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
+	// e is d[.ddd]e±XX
+	mant := e
+	exp := 0
+	for i := 0; i < len(e); i++ {
+		if e[i] == 'e' {
+			mant = e[:i]
+			x, _ := strconv.Atoi(string(e[i+1:]))
+			exp = x
+			break
+		}
+	}
+	var digits [24]byte
+	nd := 0
+	for _, c := range mant {
+		if c != '.' {
+			digits[nd] = c
+			nd++
+		}
+	}
+	d := digits[:nd]
+	k := nd
+	n := exp + 1
+	switch {
+	case k <= n && n <= 21:
+		b = append(b, d...)
+		for i := 0; i < n-k; i++ {
+			b = append(b, '0')
+		}
+	case 0 < n && n <= 21:
+		b = append(b, d[:n]...)
+		b = append(b, '.')
+		b = append(b, d[n:]...)
+	case -6 < n && n <= 0:
+		b = append(b, '0', '.')
+		for i := 0; i < -n; i++ {
+			b = append(b, '0')
+		}
+		b = append(b, d...)
+	default:
+		b = append(b, d[0])
+		if k > 1 {
+			b = append(b, '.')
+			b = append(b, d[1:]...)
+		}
+		b = append(b, 'e')
+		if n-1 >= 0 {
+			b = append(b, '+')
+		}
+		b = strconv.AppendInt(b, int64(n-1), 10)
+	}
+	return b
+}
+
+// NumberToString is String(n): NaN, Infinity, -Infinity, and -0 as "0".
+func NumberToString(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return FormatNumber(f)
+}
+
+// ISOString is Date.prototype.toISOString for a valid time value.
+func ISOString(ms float64) string {
+	t := time.UnixMilli(int64(ms)).UTC()
+	y := t.Year()
+	var b []byte
+	switch {
+	case y >= 0 && y <= 9999:
+		b = appendPad(b, y, 4)
+	case y < 0:
+		b = append(b, '-')
+		b = appendPad(b, -y, 6)
+	default:
+		b = append(b, '+')
+		b = appendPad(b, y, 6)
+	}
+	b = append(b, '-')
+	b = appendPad(b, int(t.Month()), 2)
+	b = append(b, '-')
+	b = appendPad(b, t.Day(), 2)
+	b = append(b, 'T')
+	b = appendPad(b, t.Hour(), 2)
+	b = append(b, ':')
+	b = appendPad(b, t.Minute(), 2)
+	b = append(b, ':')
+	b = appendPad(b, t.Second(), 2)
+	b = append(b, '.')
+	b = appendPad(b, t.Nanosecond()/1e6, 3)
+	b = append(b, 'Z')
+	return string(b)
+}
+
+func appendPad(b []byte, n, width int) []byte {
+	s := strconv.Itoa(n)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// dateString is Date.prototype.toString in the process's time zone (TZ, as
+// Node reads it): "Wed May 20 2026 09:00:00 GMT+0000 (Coordinated Universal
+// Time)". Zone names other than UTC are Go's abbreviations, not ICU's long
+// names.
+func dateString(ms float64) string {
+	if math.IsNaN(ms) {
+		return "Invalid Date"
+	}
+	t := time.UnixMilli(int64(ms)).In(time.Local)
+	name, off := t.Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign = '-'
+		off = -off
+	}
+	long := name
+	if off == 0 && (name == "UTC" || name == "GMT" || name == "") {
+		long = "Coordinated Universal Time"
+	}
+	var b []byte
+	b = append(b, t.Format("Mon Jan 02 ")...)
+	y := t.Year()
+	if y < 0 {
+		b = append(b, '-')
+		b = appendPad(b, -y, 4)
+	} else {
+		b = appendPad(b, y, 4)
+	}
+	b = append(b, t.Format(" 15:04:05 GMT")...)
+	b = append(b, sign)
+	b = appendPad(b, off/3600, 2)
+	b = appendPad(b, off%3600/60, 2)
+	b = append(b, " ("...)
+	b = append(b, long...)
+	b = append(b, ')')
+	return string(b)
+}
+
+// ToString is JavaScript's String(v): "undefined", "null", numbers as
+// JavaScript prints them, arrays joined with "," (null and undefined
+// elements empty, cycles empty), plain objects "[object Object]", Map
+// "[object Map]", Set "[object Set]", a RegExp its literal, an Error
+// "name: message", a Date its local-time string.
+func ToString(v Value) string {
+	var b strings.Builder
+	toString(&b, v, nil)
+	return b.String()
+}
+
+func toString(b *strings.Builder, v Value, stack []*Container) {
+	switch v.k {
+	case Undefined:
+		b.WriteString("undefined")
+	case Null:
+		b.WriteString("null")
+	case Bool:
+		if v.n != 0 {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case Number:
+		b.WriteString(NumberToString(v.n))
+	case String, BigInt, RegExp, URL:
+		b.WriteString(v.s)
+	case Date:
+		b.WriteString(dateString(v.n))
+	case Map:
+		b.WriteString("[object Map]")
+	case Set:
+		b.WriteString("[object Set]")
+	case Object:
+		b.WriteString("[object Object]")
+	case Error:
+		name := "Error"
+		if nv, ok := v.lookup("name"); ok && v.c.Vals[nv].k != Undefined {
+			name = ToString(v.c.Vals[nv])
+		}
+		msg := v.s
+		switch {
+		case name == "":
+			b.WriteString(msg)
+		case msg == "":
+			b.WriteString(name)
+		default:
+			b.WriteString(name)
+			b.WriteString(": ")
+			b.WriteString(msg)
+		}
+	case Array, TypedArray:
+		if onStack(stack, v.c) {
+			return
+		}
+		stack = append(stack, v.c)
+		for i, e := range v.c.Vals {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if e.k > Null {
+				toString(b, e, stack)
+			}
+		}
+	}
+}

@@ -1,0 +1,328 @@
+// Package history owns the message model: JavaScript values as superjson
+// decodes them (key order, undefined, Date, the number specials, bigint, Map,
+// Set, regexp, Error, URL, typed arrays, shared and circular references), the
+// two renderings every later stage needs (JSON.stringify and String()), and
+// lengths and cuts in UTF-16 code units.
+//
+// Strings are Go strings holding UTF-8, except that a lone UTF-16 surrogate
+// (from a \udXXX escape, or from a cut through a pair) is kept as its
+// three-byte generalized UTF-8 form (WTF-8), so that lengths and
+// JSON.stringify stay exact. ToWellFormed turns those into U+FFFD, which is
+// what Node writes to a file.
+package history
+
+import (
+	"math"
+	"strconv"
+)
+
+// Kind is the JavaScript type of a Value.
+type Kind uint8
+
+// The kinds a decoded value can have. The zero Value is Undefined.
+const (
+	Undefined Kind = iota
+	Null
+	Bool
+	Number
+	String
+	BigInt
+	Array
+	Object
+	Date
+	Map
+	Set
+	RegExp
+	Error
+	URL
+	TypedArray
+)
+
+var kindNames = [...]string{"undefined", "null", "boolean", "number", "string", "bigint", "array", "object", "Date", "Map", "Set", "RegExp", "Error", "URL", "TypedArray"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Value is one JavaScript value. Containers (arrays, objects, maps, sets,
+// errors, typed arrays) are shared by pointer, as JavaScript objects are, so
+// superjson's referential equalities (and cycles) survive decoding.
+type Value struct {
+	k Kind
+	// n holds a Number, a Bool (0 or 1), or a Date's time value in ms (NaN
+	// for an invalid date).
+	n float64
+	// s holds a String, a BigInt's decimal digits, a RegExp's "/source/flags",
+	// a URL's href, an Error's message, or a TypedArray's constructor name.
+	s string
+	c *Container
+}
+
+// Container holds the members of an object-like value.
+type Container struct {
+	// Keys and Vals are an object's own enumerable properties in JavaScript
+	// order; for Array, Set and TypedArray only Vals is used; for Map, Keys
+	// is unused and MapKeys holds the keys.
+	Keys    []string
+	Vals    []Value
+	MapKeys []Value
+	index   map[string]int
+}
+
+// Constructors.
+
+// UndefinedValue is JavaScript's undefined.
+func UndefinedValue() Value { return Value{} }
+
+// NullValue is null.
+func NullValue() Value { return Value{k: Null} }
+
+// BoolValue is a boolean.
+func BoolValue(b bool) Value {
+	if b {
+		return Value{k: Bool, n: 1}
+	}
+	return Value{k: Bool}
+}
+
+// NumberValue is a number.
+func NumberValue(f float64) Value { return Value{k: Number, n: f} }
+
+// StringValue is a string.
+func StringValue(s string) Value { return Value{k: String, s: s} }
+
+// NewArray is an array of vals (not copied).
+func NewArray(vals []Value) Value { return Value{k: Array, c: &Container{Vals: vals}} }
+
+// NewObject is an empty plain object.
+func NewObject() Value { return Value{k: Object, c: &Container{}} }
+
+// DateValue is a Date with the time value ms (NaN: invalid date).
+func DateValue(ms float64) Value { return Value{k: Date, n: ms, c: &Container{}} }
+
+// Accessors.
+
+// Kind returns v's type.
+func (v Value) Kind() Kind { return v.k }
+
+// IsUndefined reports v === undefined.
+func (v Value) IsUndefined() bool { return v.k == Undefined }
+
+// IsNullish reports v == null (null or undefined).
+func (v Value) IsNullish() bool { return v.k <= Null }
+
+// Num returns a Number's value (or a Date's time value).
+func (v Value) Num() float64 { return v.n }
+
+// Str returns a String's text (or the payload string of BigInt, RegExp, URL).
+func (v Value) Str() string { return v.s }
+
+// Bool returns a Bool's value.
+func (v Value) Bool() bool { return v.n != 0 }
+
+// IsObjectLike reports whether v is a JavaScript object (anything with
+// identity: arrays, objects, dates, maps, …).
+func (v Value) IsObjectLike() bool { return v.k >= Array }
+
+// Truthy is JavaScript's ToBoolean.
+func (v Value) Truthy() bool {
+	switch v.k {
+	case Undefined, Null:
+		return false
+	case Bool:
+		return v.n != 0
+	case Number:
+		return v.n != 0 && !math.IsNaN(v.n)
+	case String:
+		return v.s != ""
+	case BigInt:
+		return v.s != "0"
+	}
+	return true
+}
+
+// Len is the number of elements of an Array, Set, Map or TypedArray, or of
+// own enumerable keys of an Object.
+func (v Value) Len() int {
+	if v.c == nil {
+		return 0
+	}
+	if v.k == Object || v.k == Error {
+		return len(v.c.Keys)
+	}
+	return len(v.c.Vals)
+}
+
+// Index returns element i of an Array (undefined when out of range or when v
+// is not an array).
+func (v Value) Index(i int) Value {
+	if v.k != Array || i < 0 || i >= len(v.c.Vals) {
+		return Value{}
+	}
+	return v.c.Vals[i]
+}
+
+// Elems returns the elements of an Array, Set or TypedArray (not a copy).
+func (v Value) Elems() []Value {
+	if v.c == nil || v.k == Object || v.k == Error || v.k == Map {
+		return nil
+	}
+	return v.c.Vals
+}
+
+// Keys returns an Object's own enumerable keys in JavaScript order.
+func (v Value) Keys() []string {
+	if v.c == nil || (v.k != Object && v.k != Error) {
+		return nil
+	}
+	return v.c.Keys
+}
+
+// Has reports whether an Object has own key k ("k in obj" for plain data).
+func (v Value) Has(k string) bool {
+	_, ok := v.lookup(k)
+	return ok
+}
+
+// Get returns property k, as obj[k] would for data: an Object's own key, an
+// Array's index or "length", a String's index or "length". Anything else is
+// undefined.
+func (v Value) Get(k string) Value {
+	switch v.k {
+	case Object, Error:
+		if i, ok := v.lookup(k); ok {
+			return v.c.Vals[i]
+		}
+		if v.k == Error && k == "message" {
+			return StringValue(v.s)
+		}
+	case Array, TypedArray:
+		if k == "length" {
+			return NumberValue(float64(len(v.c.Vals)))
+		}
+		if i, ok := arrayIndex(k); ok && int(i) < len(v.c.Vals) {
+			return v.c.Vals[i]
+		}
+	case String:
+		if k == "length" {
+			return NumberValue(float64(Len16(v.s)))
+		}
+	}
+	return Value{}
+}
+
+func (v Value) lookup(k string) (int, bool) {
+	if v.c == nil || (v.k != Object && v.k != Error) {
+		return 0, false
+	}
+	c := v.c
+	if c.index != nil {
+		i, ok := c.index[k]
+		return i, ok
+	}
+	for i, key := range c.Keys {
+		if key == k {
+			return i, true
+		}
+	}
+	if len(c.Keys) > 16 {
+		c.index = make(map[string]int, len(c.Keys))
+		for i, key := range c.Keys {
+			c.index[key] = i
+		}
+	}
+	return 0, false
+}
+
+// Set stores obj[k] = val on an Object, keeping JavaScript key order:
+// integer-like keys ascending first, then the others in insertion order. An
+// existing key keeps its place.
+func (v Value) Set(k string, val Value) {
+	if v.c == nil || (v.k != Object && v.k != Error) {
+		return
+	}
+	if i, ok := v.lookup(k); ok {
+		v.c.Vals[i] = val
+		return
+	}
+	c := v.c
+	pos := len(c.Keys)
+	if n, ok := arrayIndex(k); ok {
+		pos = 0
+		for pos < len(c.Keys) {
+			m, isIdx := arrayIndex(c.Keys[pos])
+			if !isIdx || m > n {
+				break
+			}
+			pos++
+		}
+	}
+	c.Keys = append(c.Keys, "")
+	c.Vals = append(c.Vals, Value{})
+	if pos < len(c.Keys)-1 {
+		copy(c.Keys[pos+1:], c.Keys[pos:])
+		copy(c.Vals[pos+1:], c.Vals[pos:])
+		c.index = nil
+	}
+	c.Keys[pos] = k
+	c.Vals[pos] = val
+	if c.index != nil {
+		c.index[k] = pos
+	}
+}
+
+// arrayIndex reports whether k is a canonical array index ("0", "17"; not
+// "01" or "-1"), below 2^32-1, and its value.
+func arrayIndex(k string) (uint32, bool) {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n >= 1<<32-1 {
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+// MapEntries returns a Map's keys and values.
+func (v Value) MapEntries() (keys, vals []Value) {
+	if v.k != Map || v.c == nil {
+		return nil, nil
+	}
+	return v.c.MapKeys, v.c.Vals
+}
+
+// SameValueZero is the equality Map and Set use for keys.
+func SameValueZero(a, b Value) bool {
+	if a.k == Number && b.k == Number && math.IsNaN(a.n) && math.IsNaN(b.n) {
+		return true
+	}
+	return StrictEquals(a, b)
+}
+
+// StrictEquals is JavaScript's ===.
+func StrictEquals(a, b Value) bool {
+	if a.k != b.k {
+		return false
+	}
+	switch a.k {
+	case Undefined, Null:
+		return true
+	case Bool, Number:
+		return a.n == b.n
+	case String, BigInt:
+		return a.s == b.s
+	}
+	// Every object-like value has its own container: identity.
+	return a.c == b.c
+}

@@ -1,0 +1,392 @@
+package serialize
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/compactlab/compact/internal/history"
+)
+
+// SlashItem is one resolved slash command: its id, display name and body.
+type SlashItem struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"displayName"`
+	Content     string `json:"content"`
+}
+
+// Options of one serialization.
+type Options struct {
+	// Profile defaults to e3e.
+	Profile *Profile
+	// Slash holds the resolved slash commands by id. Empty or nil: slash
+	// links stay as typed.
+	Slash map[string]SlashItem
+}
+
+// Tags of the compact history.
+const (
+	PrevOpen  = "<previous-chat-history>"
+	PrevClose = "</previous-chat-history>"
+)
+
+// errThrow stands for a JavaScript exception inside a part or message.
+type jsError struct{ msg string }
+
+func (e *jsError) Error() string { return e.msg }
+
+func throwf(msg string) error { return &jsError{msg: msg} }
+
+// Serialize is convertAgentMessagesToCompactMessageHistoryString(msgs):
+// from the last message back to the first summary-carrying one, user and
+// assistant turns in order, joined with "\n", no trailing newline.
+func Serialize(msgs []history.Value, opts Options) string {
+	var w writer
+	w.serialize(msgs, opts)
+	return string(w.out)
+}
+
+// AppendSerialize appends Serialize(msgs, opts) to dst.
+func AppendSerialize(dst []byte, msgs []history.Value, opts Options) []byte {
+	w := writer{out: dst}
+	w.serialize(msgs, opts)
+	return w.out
+}
+
+type writer struct {
+	buf   []byte // scratch: each message's text, back to front
+	spans []int  // end offsets in buf
+	out   []byte
+}
+
+func (w *writer) serialize(msgs []history.Value, opts Options) {
+	p := opts.Profile
+	if p == nil {
+		p = Profiles["e3e"]
+	}
+	slash := opts.Slash
+	if !p.SlashCommands {
+		slash = nil
+	}
+	w.buf = w.buf[:0]
+	w.spans = w.spans[:0]
+	for i := len(msgs) - 1; i >= 0; i-- {
+		msg := msgs[i]
+		start := len(w.buf)
+		buf, err := appendMessage(w.buf, msg, p, slash)
+		if err == nil && len(buf) > start {
+			w.buf = buf
+			w.spans = append(w.spans, len(w.buf))
+		} else {
+			w.buf = w.buf[:start]
+		}
+		if !msg.IsNullish() {
+			if ch := history.CompressedHistory(msg); ch.Truthy() {
+				w.buf = append(w.buf, PrevOpen...)
+				w.buf = append(w.buf, history.ToString(ch)...)
+				w.buf = append(w.buf, PrevClose...)
+				w.spans = append(w.spans, len(w.buf))
+				break
+			}
+		}
+	}
+	for k := len(w.spans) - 1; k >= 0; k-- {
+		start := 0
+		if k > 0 {
+			start = w.spans[k-1]
+		}
+		if k != len(w.spans)-1 {
+			w.out = append(w.out, '\n')
+		}
+		w.out = append(w.out, w.buf[start:w.spans[k]]...)
+	}
+}
+
+// appendMessage writes one message; nothing for roles other than user and
+// assistant; an error where the upstream throws (the message is skipped).
+func appendMessage(b []byte, msg history.Value, p *Profile, slash map[string]SlashItem) ([]byte, error) {
+	if msg.IsNullish() {
+		return b, throwf("TypeError: Cannot read properties of null (reading 'role')")
+	}
+	switch history.Role(msg) {
+	case "assistant":
+		return appendAssistant(b, msg, p)
+	case "user":
+		return appendUser(b, msg, p, slash)
+	}
+	return b, nil
+}
+
+func partsOf(msg history.Value) ([]history.Value, error) {
+	parts := msg.Get("parts")
+	if parts.Kind() != history.Array {
+		return nil, throwf("TypeError: message.parts is not an array")
+	}
+	return parts.Elems(), nil
+}
+
+func appendAssistant(b []byte, msg history.Value, p *Profile) ([]byte, error) {
+	parts, err := partsOf(msg)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, "<assistant>"...)
+	first := true
+	for _, part := range parts {
+		mark := len(b)
+		if !first {
+			b = append(b, '\n')
+		}
+		body := len(b)
+		nb, emitted, err := appendAssistantPart(b, part, p)
+		if err != nil {
+			if part.IsNullish() {
+				return b[:mark], err // the fallback itself reads part.type
+			}
+			nb = append(nb[:body], '[')
+			nb = append(nb, history.ToString(part.Get("type"))...)
+			nb = append(nb, ": serialization-error]"...)
+			emitted = true
+		}
+		if !emitted {
+			b = nb[:mark]
+			continue
+		}
+		b = nb
+		first = false
+	}
+	return append(b, "</assistant>"...), nil
+}
+
+// appendAssistantPart writes a text part or a tool marker; emitted is false
+// for parts that yield nothing.
+func appendAssistantPart(b []byte, part history.Value, p *Profile) ([]byte, bool, error) {
+	if part.IsNullish() {
+		return b, false, throwf("TypeError: Cannot read properties of null (reading 'type')")
+	}
+	t := part.Get("type")
+	if t.Kind() == history.String && t.Str() == "text" {
+		return appendEsc(b, part.Get("text")), true, nil
+	}
+	if t.Kind() != history.String {
+		return b, false, throwf("TypeError: part.type.startsWith is not a function")
+	}
+	typ := t.Str()
+	if !strings.HasPrefix(typ, "tool-") {
+		return b, false, nil
+	}
+	return appendToolMarker(b, part, typ[len("tool-"):], p)
+}
+
+var slashLink = regexp.MustCompile(`\[([^\]]*)\]\(slash:([^)]+)\)`)
+
+func appendUser(b []byte, msg history.Value, p *Profile, slash map[string]SlashItem) ([]byte, error) {
+	parts, err := partsOf(msg)
+	if err != nil {
+		return b, err
+	}
+	var texts []string
+	for _, part := range parts {
+		if part.IsNullish() {
+			continue
+		}
+		if t := part.Get("type"); t.Kind() == history.String && t.Str() == "text" {
+			text := part.Get("text")
+			switch {
+			case len(slash) == 0:
+				texts = append(texts, history.ToString(orEmpty(text)))
+			case text.IsNullish():
+				texts = append(texts, "")
+			case text.Kind() != history.String:
+				return b, throwf("TypeError: text.matchAll is not a function")
+			default:
+				texts = append(texts, text.Str())
+			}
+		}
+	}
+	b = append(b, "<user>"...)
+	n := 0
+	sep := func() {
+		if n > 0 {
+			b = append(b, '\n')
+		}
+		n++
+	}
+	if len(slash) > 0 {
+		for _, text := range texts {
+			for _, m := range slashLink.FindAllStringSubmatch(text, -1) {
+				item, ok := slash[m[2]]
+				if !ok {
+					continue
+				}
+				sep()
+				b = appendSlashCommand(b, item)
+			}
+		}
+		for i, text := range texts {
+			texts[i] = slashLink.ReplaceAllString(text, "/$1")
+		}
+	}
+	meta := history.Metadata(msg)
+	if !meta.IsNullish() {
+		if names, ok := attachmentNames(meta.Get("attachments")); ok {
+			sep()
+			b = append(b, "[attached: "...)
+			b = appendNames(b, names, p.EscapeAnnotations)
+			b = append(b, ']')
+		}
+		if names, ok := mentionLabels(meta.Get("mentions")); ok {
+			sep()
+			b = append(b, "[mentioned: "...)
+			b = appendNames(b, names, p.EscapeAnnotations)
+			b = append(b, ']')
+		}
+	}
+	for _, text := range texts {
+		sep()
+		b = appendEscString(b, text)
+	}
+	return append(b, "</user>"...), nil
+}
+
+func appendNames(b []byte, names []string, escape bool) []byte {
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if escape {
+			b = appendEscString(b, name)
+		} else {
+			b = append(b, name...)
+		}
+	}
+	return b
+}
+
+func orEmpty(v history.Value) history.Value {
+	if v.IsNullish() {
+		return history.StringValue("")
+	}
+	return v
+}
+
+// attachmentNames lists [attached: …] names: originalFileName ?? the last
+// "/" segment of path ?? "file", null entries left out; ok when the list is
+// a non-empty array.
+func attachmentNames(a history.Value) ([]string, bool) {
+	if a.Kind() != history.Array || a.Len() == 0 {
+		return nil, false
+	}
+	names := []string{}
+	for _, e := range a.Elems() {
+		if !e.Truthy() {
+			continue
+		}
+		name := e.Get("originalFileName")
+		if name.IsNullish() {
+			if path := e.Get("path"); !path.IsNullish() {
+				s := history.ToString(path)
+				name = history.StringValue(s[strings.LastIndexByte(s, '/')+1:])
+			}
+		}
+		if name.IsNullish() {
+			name = history.StringValue("file")
+		}
+		names = append(names, history.ToString(name))
+	}
+	return names, true
+}
+
+// mentionLabels lists [mentioned: …] labels by provider type.
+func mentionLabels(m history.Value) ([]string, bool) {
+	if m.Kind() != history.Array || m.Len() == 0 {
+		return nil, false
+	}
+	labels := []string{}
+	for _, e := range m.Elems() {
+		if !e.Truthy() {
+			continue
+		}
+		var label history.Value
+		pt := e.Get("providerType")
+		switch ptype := pt.Str(); {
+		case pt.Kind() == history.String && ptype == "file":
+			label = firstDefined(e.Get("mountedPath"), e.Get("fileName"), history.StringValue("file"))
+		case pt.Kind() == history.String && ptype == "tab":
+			label = firstDefined(e.Get("title"), history.StringValue("tab"))
+		case pt.Kind() == history.String && ptype == "workspace":
+			label = firstDefined(e.Get("name"), history.StringValue("workspace"))
+		default:
+			label = firstDefined(pt, history.StringValue("unknown"))
+		}
+		labels = append(labels, history.ToString(label))
+	}
+	return labels, true
+}
+
+// firstDefined is a ?? b ?? c.
+func firstDefined(vs ...history.Value) history.Value {
+	for _, v := range vs {
+		if !v.IsNullish() {
+			return v
+		}
+	}
+	return history.Value{}
+}
+
+// appendSlashCommand writes what the xml package prints for
+// {"slash-command": [{_attr: {id, name}}, {_cdata: body}]}.
+func appendSlashCommand(b []byte, item SlashItem) []byte {
+	b = append(b, `<slash-command id="`...)
+	b = appendEscString(b, item.ID)
+	b = append(b, `" name="`...)
+	b = appendEscString(b, item.DisplayName)
+	b = append(b, `"><![CDATA[`...)
+	b = append(b, strings.ReplaceAll(item.Content, "]]>", "]]]]><![CDATA[>")...)
+	return append(b, "]]></slash-command>"...)
+}
+
+// appendEsc is esc(x): String(x ?? ”) with & < > " ' escaped.
+func appendEsc(b []byte, v history.Value) []byte {
+	if v.IsNullish() {
+		return b
+	}
+	if v.Kind() == history.String {
+		return appendEscString(b, v.Str())
+	}
+	return appendEscString(b, history.ToString(v))
+}
+
+// Esc is esc(s) on a string.
+func Esc(s string) string { return string(appendEscString(nil, s)) }
+
+func appendEscString(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var rep string
+		switch s[i] {
+		case '&':
+			rep = "&amp;"
+		case '<':
+			rep = "&lt;"
+		case '>':
+			rep = "&gt;"
+		case '"':
+			rep = "&quot;"
+		case '\'':
+			rep = "&apos;"
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, rep...)
+		start = i + 1
+	}
+	return append(b, s[start:]...)
+}
+
+// IsJSError reports whether err stands for a JavaScript exception.
+func IsJSError(err error) bool {
+	var e *jsError
+	return errors.As(err, &e)
+}
