@@ -22,13 +22,13 @@ import (
 const conformanceDir = "../testdata/conformance"
 
 type confCase struct {
-	Name       string            `json:"name"`
-	Argv       []string          `json:"argv"`
-	Channel    string            `json:"channel"`
-	DBChannel  string            `json:"dbChannel"`
-	SkillsDir  *string           `json:"skillsDir"`
-	Modes      []string          `json:"modes"`
-	Env        map[string]string `json:"env"`
+	Name      string            `json:"name"`
+	Argv      []string          `json:"argv"`
+	Channel   string            `json:"channel"`
+	DBChannel string            `json:"dbChannel"`
+	SkillsDir *string           `json:"skillsDir"`
+	Modes     []string          `json:"modes"`
+	Env       map[string]string `json:"env"`
 }
 
 func loadCases(t *testing.T) []confCase {

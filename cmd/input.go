@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"os"
+	"strings"
 
 	"github.com/compactlab/compact/internal/history"
 )
@@ -52,7 +53,11 @@ func describeTop(v history.Value) string {
 	if v.IsUndefined() {
 		return "no \"json\" value"
 	}
-	return "a " + v.Kind().String()
+	k := v.Kind().String()
+	if strings.ContainsRune("aeiouAEIOU", rune(k[0])) {
+		return "an " + k
+	}
+	return "a " + k
 }
 
 // writeText writes s as Node would write it: lone surrogates as U+FFFD.

@@ -467,6 +467,18 @@ func dateString(ms float64) string {
 // "[object Map]", Set "[object Set]", a RegExp its literal, an Error
 // "name: message", a Date its local-time string.
 func ToString(v Value) string {
+	switch v.k {
+	case String, BigInt, RegExp, URL:
+		return v.s
+	case Number:
+		return NumberToString(v.n)
+	case Undefined:
+		return "undefined"
+	case Null:
+		return "null"
+	case Object:
+		return "[object Object]"
+	}
 	var b strings.Builder
 	toString(&b, v, nil)
 	return b.String()

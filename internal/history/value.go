@@ -191,6 +191,17 @@ func (v Value) Has(k string) bool {
 // Array's index or "length", a String's index or "length". Anything else is
 // undefined.
 func (v Value) Get(k string) Value {
+	if v.k == Object && v.c.index == nil {
+		keys := v.c.Keys
+		for i := range keys {
+			if keys[i] == k {
+				return v.c.Vals[i]
+			}
+		}
+		if len(keys) <= 16 {
+			return Value{}
+		}
+	}
 	switch v.k {
 	case Object, Error:
 		if i, ok := v.lookup(k); ok {
@@ -223,14 +234,15 @@ func (v Value) lookup(k string) (int, bool) {
 		i, ok := c.index[k]
 		return i, ok
 	}
-	for i, key := range c.Keys {
-		if key == k {
+	keys := c.Keys
+	for i := range keys {
+		if keys[i] == k {
 			return i, true
 		}
 	}
-	if len(c.Keys) > 16 {
-		c.index = make(map[string]int, len(c.Keys))
-		for i, key := range c.Keys {
+	if len(keys) > 16 {
+		c.index = make(map[string]int, len(keys))
+		for i, key := range keys {
 			c.index[key] = i
 		}
 	}

@@ -11,11 +11,38 @@ type toolPart struct {
 	in     history.Value // part.input (truthy)
 	out    history.Value // part.output, or undefined where the profile hides it
 	hasOut bool
-	err    string // the {err} suffix, escaped
+	// errState is 1 for output-error, 2 for output-denied, 0 otherwise;
+	// errText is the part's errorText.
+	errState int
+	errText  history.Value
+}
+
+// hasErr reports whether the marker takes the {err} suffix.
+func (t toolPart) hasErr() bool { return t.errState != 0 }
+
+// appendErr writes the {err} suffix: " ✗ " and the first line of the error
+// text cut to 80 units, escaped; or " ✗ denied".
+func (t toolPart) appendErr(b []byte) []byte {
+	switch t.errState {
+	case 1:
+		msg := t.errText
+		if !msg.Truthy() {
+			msg = history.StringValue("unknown error")
+		}
+		line := history.ToString(msg)
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		b = append(b, cross...)
+		return appendEscString(b, history.Slice16(line, 80))
+	case 2:
+		return append(b, cross+"denied"...)
+	}
+	return b
 }
 
 // markerFunc writes one marker.
-type markerFunc func(b []byte, t *toolPart) ([]byte, error)
+type markerFunc func(b []byte, t toolPart) ([]byte, error)
 
 const (
 	cross = " ✗ "
@@ -38,70 +65,65 @@ func appendToolMarker(b []byte, part history.Value, name string, p *Profile) ([]
 	if state.Kind() == history.String {
 		switch state.Str() {
 		case "output-error":
-			msg := part.Get("errorText")
-			if !msg.Truthy() {
-				msg = history.StringValue("unknown error")
-			}
-			line := history.ToString(msg)
-			if i := strings.IndexByte(line, '\n'); i >= 0 {
-				line = line[:i]
-			}
-			t.err = cross + Esc(history.Slice16(line, 80))
+			t.errState, t.errText = 1, part.Get("errorText")
 		case "output-denied":
-			t.err = cross + "denied"
+			t.errState = 2
 		}
 	}
 	mark, ok := p.Markers[name]
 	if !ok {
 		b = append(b, "[tool-"...)
 		b = append(b, name...)
-		b = append(b, t.err...)
+		b = t.appendErr(b)
 		return append(b, ']'), true, nil
 	}
-	nb, err := mark(b, &t)
+	nb, err := mark(b, t)
 	return nb, err == nil, err
 }
 
-func (t *toolPart) get(key string) history.Value { return t.in.Get(key) }
+func (t toolPart) get(key string) history.Value { return t.in.Get(key) }
 
-// simple writes "[label: " + esc(input[key]) + err + "]".
-func simple(b []byte, label string, v history.Value, err string) []byte {
+// simple writes "[label: " + esc(v) + err + "]"; withErr false leaves the
+// suffix out.
+func simple(b []byte, label string, v history.Value, t toolPart, withErr bool) []byte {
 	b = append(b, '[')
 	b = append(b, label...)
 	b = append(b, ": "...)
 	b = appendEsc(b, v)
-	b = append(b, err...)
+	if withErr {
+		b = t.appendErr(b)
+	}
 	return append(b, ']')
 }
 
-func markRead(b []byte, t *toolPart) ([]byte, error) {
-	return simple(b, "read", t.get("path"), t.err), nil
+func markRead(b []byte, t toolPart) ([]byte, error) {
+	return simple(b, "read", t.get("path"), t, true), nil
 }
 
-func markDelete(b []byte, t *toolPart) ([]byte, error) {
-	return simple(b, "deleted", t.get("path"), t.err), nil
+func markDelete(b []byte, t toolPart) ([]byte, error) {
+	return simple(b, "deleted", t.get("path"), t, true), nil
 }
 
-func markGlob(b []byte, t *toolPart) ([]byte, error) {
-	return simple(b, "glob", t.get("pattern"), t.err), nil
+func markGlob(b []byte, t toolPart) ([]byte, error) {
+	return simple(b, "glob", t.get("pattern"), t, true), nil
 }
 
-func markDocsSearch(b []byte, t *toolPart) ([]byte, error) {
-	return simple(b, "docs-search", t.get("name"), t.err), nil
+func markDocsSearch(b []byte, t toolPart) ([]byte, error) {
+	return simple(b, "docs-search", t.get("name"), t, true), nil
 }
 
-func markDocsRead(b []byte, t *toolPart) ([]byte, error) {
+func markDocsRead(b []byte, t toolPart) ([]byte, error) {
 	b = append(b, "[docs-read: "...)
 	b = appendEsc(b, t.get("libraryId"))
 	b = append(b, arrow...)
 	b = appendEsc(b, t.get("topic"))
-	b = append(b, t.err...)
+	b = t.appendErr(b)
 	return append(b, ']'), nil
 }
 
-func markMultiEdit(b []byte, t *toolPart) ([]byte, error) {
-	if t.err != "" {
-		return simple(b, "edited", t.get("path"), t.err), nil
+func markMultiEdit(b []byte, t toolPart) ([]byte, error) {
+	if t.hasErr() {
+		return simple(b, "edited", t.get("path"), t, true), nil
 	}
 	b = append(b, "[edited: "...)
 	b = appendEsc(b, t.get("path"))
@@ -114,17 +136,17 @@ func markMultiEdit(b []byte, t *toolPart) ([]byte, error) {
 	return append(b, " edits)]"...), nil
 }
 
-func markWrite(b []byte, t *toolPart) ([]byte, error) {
-	if t.err != "" {
-		return simple(b, "wrote", t.get("path"), t.err), nil
+func markWrite(b []byte, t toolPart) ([]byte, error) {
+	if t.hasErr() {
+		return simple(b, "wrote", t.get("path"), t, true), nil
 	}
 	if msg := t.out.Get("message"); msg.Kind() == history.String && strings.Contains(msg.Str(), "created") {
-		return simple(b, "created", t.get("path"), ""), nil
+		return simple(b, "created", t.get("path"), t, false), nil
 	}
-	return simple(b, "wrote", t.get("path"), ""), nil
+	return simple(b, "wrote", t.get("path"), t, false), nil
 }
 
-func markCopy(b []byte, t *toolPart) ([]byte, error) {
+func markCopy(b []byte, t toolPart) ([]byte, error) {
 	if t.get("move").Truthy() {
 		b = append(b, "[moved: "...)
 	} else {
@@ -133,11 +155,11 @@ func markCopy(b []byte, t *toolPart) ([]byte, error) {
 	b = appendEsc(b, t.get("input_path"))
 	b = append(b, arrow...)
 	b = appendEsc(b, t.get("output_path"))
-	b = append(b, t.err...)
+	b = t.appendErr(b)
 	return append(b, ']'), nil
 }
 
-func markCreateShellSession(b []byte, t *toolPart) ([]byte, error) {
+func markCreateShellSession(b []byte, t toolPart) ([]byte, error) {
 	b = append(b, "[shell: new session "...)
 	id := t.out.Get("session_id")
 	if id.IsNullish() {
@@ -146,16 +168,16 @@ func markCreateShellSession(b []byte, t *toolPart) ([]byte, error) {
 	b = appendEsc(b, id)
 	b = append(b, " in "...)
 	b = appendEsc(b, t.get("cwd"))
-	b = append(b, t.err...)
+	b = t.appendErr(b)
 	return append(b, ']'), nil
 }
 
-func markExecuteShellCommand(b []byte, t *toolPart) ([]byte, error) {
+func markExecuteShellCommand(b []byte, t toolPart) ([]byte, error) {
 	label := firstDefined(t.get("explanation"), t.get("command"), history.StringValue(""))
 	b = append(b, "[shell: "...)
 	b = appendEscString(b, history.Slice16(history.ToString(label), 80))
-	if t.err != "" {
-		b = append(b, t.err...)
+	if t.hasErr() {
+		b = t.appendErr(b)
 		return append(b, ']'), nil
 	}
 	if t.out.Truthy() {
@@ -190,20 +212,20 @@ func first80(v history.Value) (history.Value, error) {
 	return history.Value{}, throwf("TypeError: x.slice is not a function")
 }
 
-func markSandbox(b []byte, t *toolPart) ([]byte, error) {
+func markSandbox(b []byte, t toolPart) ([]byte, error) {
 	label, err := first80(orEmpty(t.get("explanation")))
 	if err != nil {
 		return b, err
 	}
-	return simple(b, "sandbox", label, t.err), nil
+	return simple(b, "sandbox", label, t, true), nil
 }
 
-func markGrep(b []byte, t *toolPart) ([]byte, error) {
+func markGrep(b []byte, t toolPart) ([]byte, error) {
 	b = append(b, `[searched: "`...)
 	b = appendEsc(b, t.get("query"))
 	b = append(b, '"')
-	if t.err != "" {
-		b = append(b, t.err...)
+	if t.hasErr() {
+		b = t.appendErr(b)
 		return append(b, ']'), nil
 	}
 	if pat := t.get("include_file_pattern"); pat.Truthy() {
@@ -213,30 +235,23 @@ func markGrep(b []byte, t *toolPart) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// join is Array.prototype.join(sep).
-func join(arr history.Value, sep string) string {
-	var sb strings.Builder
-	for i, e := range arr.Elems() {
-		if i > 0 {
-			sb.WriteString(sep)
-		}
-		if !e.IsNullish() {
-			sb.WriteString(history.ToString(e))
-		}
-	}
-	return sb.String()
-}
-
-func markLint(b []byte, t *toolPart) ([]byte, error) {
+func markLint(b []byte, t toolPart) ([]byte, error) {
 	paths := t.get("paths")
 	b = append(b, "[lint: "...)
 	if paths.Kind() == history.Array {
-		b = appendEscString(b, join(paths, ", "))
+		for i, e := range paths.Elems() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			if !e.IsNullish() {
+				b = appendEscString(b, history.ToString(e))
+			}
+		}
 	} else {
 		b = appendEsc(b, paths)
 	}
-	if t.err != "" {
-		b = append(b, t.err...)
+	if t.hasErr() {
+		b = t.appendErr(b)
 		return append(b, ']'), nil
 	}
 	if sum := t.out.Get("summary"); sum.Truthy() {
@@ -284,15 +299,15 @@ func entries(v history.Value) (keys []string, vals []history.Value) {
 	return keys, vals
 }
 
-func markAskUser(b []byte, t *toolPart) ([]byte, error) {
+func markAskUser(b []byte, t toolPart) ([]byte, error) {
 	title := t.get("title")
 	if title.IsNullish() {
 		title = history.StringValue("form")
 	}
-	b = simple(b, "asked user", title, "")
+	b = simple(b, "asked user", title, t, false)
 	b = b[:len(b)-1] // reopen before "]"
-	if t.err != "" {
-		b = append(b, t.err...)
+	if t.hasErr() {
+		b = t.appendErr(b)
 		return append(b, ']'), nil
 	}
 	out := t.out
@@ -345,16 +360,16 @@ func markAskUser(b []byte, t *toolPart) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-func markWatcher(b []byte, t *toolPart) ([]byte, error) {
+func markWatcher(b []byte, t toolPart) ([]byte, error) {
 	title := t.get("title")
 	if title.IsNullish() {
 		title = history.StringValue("watcher")
 	}
-	if t.err != "" {
-		return simple(b, "watcher creation failed", title, t.err), nil
+	if t.hasErr() {
+		return simple(b, "watcher creation failed", title, t, true), nil
 	}
 	if !t.out.Truthy() {
-		return simple(b, "watcher requested", title, ""), nil
+		return simple(b, "watcher requested", title, t, false), nil
 	}
 	b = append(b, "[watcher created: "...)
 	b = appendEsc(b, title)

@@ -41,25 +41,15 @@ func throwf(msg string) error { return &jsError{msg: msg} }
 // from the last message back to the first summary-carrying one, user and
 // assistant turns in order, joined with "\n", no trailing newline.
 func Serialize(msgs []history.Value, opts Options) string {
-	var w writer
-	w.serialize(msgs, opts)
-	return string(w.out)
+	return string(AppendSerialize(nil, msgs, opts))
 }
 
 // AppendSerialize appends Serialize(msgs, opts) to dst.
+//
+// The upstream walks backwards and stops at the last message whose
+// metadata.compressedHistory is truthy; this finds that message first and
+// then writes forwards, which gives the same text without a reversal.
 func AppendSerialize(dst []byte, msgs []history.Value, opts Options) []byte {
-	w := writer{out: dst}
-	w.serialize(msgs, opts)
-	return w.out
-}
-
-type writer struct {
-	buf   []byte // scratch: each message's text, back to front
-	spans []int  // end offsets in buf
-	out   []byte
-}
-
-func (w *writer) serialize(msgs []history.Value, opts Options) {
 	p := opts.Profile
 	if p == nil {
 		p = Profiles["e3e"]
@@ -68,38 +58,38 @@ func (w *writer) serialize(msgs []history.Value, opts Options) {
 	if !p.SlashCommands {
 		slash = nil
 	}
-	w.buf = w.buf[:0]
-	w.spans = w.spans[:0]
+	start := 0
+	var summary history.Value
 	for i := len(msgs) - 1; i >= 0; i-- {
-		msg := msgs[i]
-		start := len(w.buf)
-		buf, err := appendMessage(w.buf, msg, p, slash)
-		if err == nil && len(buf) > start {
-			w.buf = buf
-			w.spans = append(w.spans, len(w.buf))
-		} else {
-			w.buf = w.buf[:start]
+		if msgs[i].IsNullish() {
+			continue
 		}
-		if !msg.IsNullish() {
-			if ch := history.CompressedHistory(msg); ch.Truthy() {
-				w.buf = append(w.buf, PrevOpen...)
-				w.buf = append(w.buf, history.ToString(ch)...)
-				w.buf = append(w.buf, PrevClose...)
-				w.spans = append(w.spans, len(w.buf))
-				break
-			}
+		if ch := history.CompressedHistory(msgs[i]); ch.Truthy() {
+			start, summary = i, ch
+			break
 		}
 	}
-	for k := len(w.spans) - 1; k >= 0; k-- {
-		start := 0
-		if k > 0 {
-			start = w.spans[k-1]
-		}
-		if k != len(w.spans)-1 {
-			w.out = append(w.out, '\n')
-		}
-		w.out = append(w.out, w.buf[start:w.spans[k]]...)
+	base := len(dst)
+	b := dst
+	if summary.Truthy() {
+		b = append(b, PrevOpen...)
+		b = append(b, history.ToString(summary)...)
+		b = append(b, PrevClose...)
 	}
+	for _, msg := range msgs[start:] {
+		mark := len(b)
+		if mark > base {
+			b = append(b, '\n')
+		}
+		body := len(b)
+		nb, err := appendMessage(b, msg, p, slash)
+		if err != nil || len(nb) == body {
+			b = nb[:mark] // skipped: nothing, or the message threw
+			continue
+		}
+		b = nb
+	}
+	return b
 }
 
 // appendMessage writes one message; nothing for roles other than user and
@@ -185,16 +175,16 @@ func appendUser(b []byte, msg history.Value, p *Profile, slash map[string]SlashI
 	if err != nil {
 		return b, err
 	}
+	// With slash commands the texts are scanned and rewritten first; the
+	// bodies come before the annotations.
 	var texts []string
-	for _, part := range parts {
-		if part.IsNullish() {
-			continue
-		}
-		if t := part.Get("type"); t.Kind() == history.String && t.Str() == "text" {
+	if len(slash) > 0 {
+		for _, part := range parts {
+			if !isTextPart(part) {
+				continue
+			}
 			text := part.Get("text")
 			switch {
-			case len(slash) == 0:
-				texts = append(texts, history.ToString(orEmpty(text)))
 			case text.IsNullish():
 				texts = append(texts, "")
 			case text.Kind() != history.String:
@@ -229,38 +219,48 @@ func appendUser(b []byte, msg history.Value, p *Profile, slash map[string]SlashI
 	}
 	meta := history.Metadata(msg)
 	if !meta.IsNullish() {
-		if names, ok := attachmentNames(meta.Get("attachments")); ok {
+		if a := meta.Get("attachments"); a.Kind() == history.Array && a.Len() > 0 {
 			sep()
 			b = append(b, "[attached: "...)
-			b = appendNames(b, names, p.EscapeAnnotations)
+			b = appendAttachmentNames(b, a, p.EscapeAnnotations)
 			b = append(b, ']')
 		}
-		if names, ok := mentionLabels(meta.Get("mentions")); ok {
+		if m := meta.Get("mentions"); m.Kind() == history.Array && m.Len() > 0 {
 			sep()
 			b = append(b, "[mentioned: "...)
-			b = appendNames(b, names, p.EscapeAnnotations)
+			b = appendMentionLabels(b, m, p.EscapeAnnotations)
 			b = append(b, ']')
 		}
 	}
-	for _, text := range texts {
-		sep()
-		b = appendEscString(b, text)
+	if len(slash) > 0 {
+		for _, text := range texts {
+			sep()
+			b = appendEscString(b, text)
+		}
+	} else {
+		for _, part := range parts {
+			if isTextPart(part) {
+				sep()
+				b = appendEsc(b, part.Get("text"))
+			}
+		}
 	}
 	return append(b, "</user>"...), nil
 }
 
-func appendNames(b []byte, names []string, escape bool) []byte {
-	for i, name := range names {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		if escape {
-			b = appendEscString(b, name)
-		} else {
-			b = append(b, name...)
-		}
+func isTextPart(part history.Value) bool {
+	if part.IsNullish() {
+		return false
 	}
-	return b
+	t := part.Get("type")
+	return t.Kind() == history.String && t.Str() == "text"
+}
+
+func appendName(b []byte, name string, escape bool) []byte {
+	if escape {
+		return appendEscString(b, name)
+	}
+	return append(b, name...)
 }
 
 func orEmpty(v history.Value) history.Value {
@@ -270,18 +270,19 @@ func orEmpty(v history.Value) history.Value {
 	return v
 }
 
-// attachmentNames lists [attached: …] names: originalFileName ?? the last
-// "/" segment of path ?? "file", null entries left out; ok when the list is
-// a non-empty array.
-func attachmentNames(a history.Value) ([]string, bool) {
-	if a.Kind() != history.Array || a.Len() == 0 {
-		return nil, false
-	}
-	names := []string{}
+// appendAttachmentNames writes the [attached: …] names:
+// originalFileName ?? the last "/" segment of path ?? "file", null
+// entries left out.
+func appendAttachmentNames(b []byte, a history.Value, escape bool) []byte {
+	first := true
 	for _, e := range a.Elems() {
 		if !e.Truthy() {
 			continue
 		}
+		if !first {
+			b = append(b, ", "...)
+		}
+		first = false
 		name := e.Get("originalFileName")
 		if name.IsNullish() {
 			if path := e.Get("path"); !path.IsNullish() {
@@ -292,21 +293,22 @@ func attachmentNames(a history.Value) ([]string, bool) {
 		if name.IsNullish() {
 			name = history.StringValue("file")
 		}
-		names = append(names, history.ToString(name))
+		b = appendName(b, history.ToString(name), escape)
 	}
-	return names, true
+	return b
 }
 
-// mentionLabels lists [mentioned: …] labels by provider type.
-func mentionLabels(m history.Value) ([]string, bool) {
-	if m.Kind() != history.Array || m.Len() == 0 {
-		return nil, false
-	}
-	labels := []string{}
+// appendMentionLabels writes the [mentioned: …] labels by provider type.
+func appendMentionLabels(b []byte, m history.Value, escape bool) []byte {
+	first := true
 	for _, e := range m.Elems() {
 		if !e.Truthy() {
 			continue
 		}
+		if !first {
+			b = append(b, ", "...)
+		}
+		first = false
 		var label history.Value
 		pt := e.Get("providerType")
 		switch ptype := pt.Str(); {
@@ -319,9 +321,9 @@ func mentionLabels(m history.Value) ([]string, bool) {
 		default:
 			label = firstDefined(pt, history.StringValue("unknown"))
 		}
-		labels = append(labels, history.ToString(label))
+		b = appendName(b, history.ToString(label), escape)
 	}
-	return labels, true
+	return b
 }
 
 // firstDefined is a ?? b ?? c.

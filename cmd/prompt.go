@@ -1,0 +1,218 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/prompt"
+)
+
+func init() { register(newCmdPrompt) }
+
+type promptOptions struct {
+	f      *Factory
+	Pack   string
+	Locale string
+	Prev   int
+	Out    string
+	Args   []string
+}
+
+func newCmdPrompt(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "prompt",
+		Short: "Print the compression prompts, or import an upstream prompt.ts as a pack",
+		Long: "Prints the system prompt and the user message of the compression call as a\n" +
+			"prompt pack builds them, and imports an upstream prompt.ts module into a\n" +
+			"pack directory. Packs: \"default\" (built in) or a directory written by\n" +
+			"`compact prompt import`.",
+	}
+	c.AddCommand(newCmdPromptUser(f), newCmdPromptSystem(f), newCmdPromptImport(f))
+	return c
+}
+
+// packFlag binds --pack; the config key "pack" applies when it is not given.
+func packFlag(c *cobra.Command, opts *promptOptions) {
+	c.Flags().StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in name (default) or a directory from `compact prompt import`")
+}
+
+func (opts *promptOptions) fromConfig(c *cobra.Command) {
+	cfg := opts.f.Config
+	if cfg == nil {
+		return
+	}
+	if !c.Flags().Changed("pack") {
+		if v := cfg.String("pack"); v != "" {
+			opts.Pack = v
+		}
+	}
+	if fl := c.Flags().Lookup("locale"); fl != nil && !fl.Changed {
+		opts.Locale = cfg.String("locale")
+	}
+}
+
+func (opts *promptOptions) pack() (*prompt.Pack, error) {
+	p, err := prompt.Resolve(opts.Pack)
+	if err != nil {
+		return nil, usageErr("--pack: %v", err)
+	}
+	return p, nil
+}
+
+func newCmdPromptUser(f *Factory) *cobra.Command {
+	opts := &promptOptions{f: f}
+	c := &cobra.Command{
+		Use:   "user",
+		Short: "Print the user message for the compact history on stdin",
+		Long: "Reads the compact history (the serializer's output) from stdin and prints\n" +
+			"the user message of the compression call, without a trailing newline:\n" +
+			"the history in its wrapper, the size hint for a previous briefing of\n" +
+			"--prev characters (UTF-16 units; 0 for none), and the closing line.\n" +
+			"Numbers are formatted for --locale, else the config value locale, else\n" +
+			"the locale Node would take from LC_ALL, LC_MESSAGES and LANG.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.fromConfig(c)
+			return runPromptUser(opts)
+		},
+	}
+	packFlag(c, opts)
+	c.Flags().IntVar(&opts.Prev, "prev", 0, "length of the previous briefing in UTF-16 units (0: none)")
+	c.Flags().StringVar(&opts.Locale, "locale", "", "BCP 47 locale of the hint numbers, e.g. en-US or de-DE (default: config, then environment)")
+	return c
+}
+
+type promptUserResult struct {
+	UserMessage string `json:"userMessage"`
+	Len16       int    `json:"len16"`
+	Locale      string `json:"locale"`
+	Prev        int    `json:"prev"`
+}
+
+func runPromptUser(opts *promptOptions) error {
+	if opts.Prev < 0 {
+		return usageErr("--prev: %d is negative", opts.Prev)
+	}
+	p, err := opts.pack()
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(opts.f.IO.In)
+	if err != nil {
+		return usageErr("stdin: %v", err)
+	}
+	locale := opts.Locale
+	if locale == "" {
+		locale = prompt.LocaleFromEnv(opts.f.Getenv)
+	}
+	msg := p.UserMessage(string(data), opts.Prev, locale)
+	if opts.f.JSON {
+		enc := json.NewEncoder(opts.f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(promptUserResult{
+			UserMessage: history.ToWellFormed(msg),
+			Len16:       history.Len16(msg),
+			Locale:      locale,
+			Prev:        opts.Prev,
+		})
+	}
+	return writeText(opts.f.IO.Out, msg)
+}
+
+func newCmdPromptSystem(f *Factory) *cobra.Command {
+	opts := &promptOptions{f: f}
+	c := &cobra.Command{
+		Use:   "system",
+		Short: "Print the system prompt of a pack",
+		Long:  "Prints the system prompt of the pack exactly, without a trailing newline.",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.fromConfig(c)
+			p, err := opts.pack()
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				enc := json.NewEncoder(f.IO.Out)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]any{
+					"systemPrompt": history.ToWellFormed(p.System()),
+					"len16":        history.Len16(p.System()),
+				})
+			}
+			return writeText(f.IO.Out, p.System())
+		},
+	}
+	packFlag(c, opts)
+	return c
+}
+
+func newCmdPromptImport(f *Factory) *cobra.Command {
+	opts := &promptOptions{f: f}
+	c := &cobra.Command{
+		Use:   "import PATH/prompt.ts --out DIR",
+		Short: "Turn an upstream prompt.ts into a prompt pack directory",
+		Long: "Reads an upstream history-compression prompt.ts module (its\n" +
+			"COMPRESSION_SYSTEM_PROMPT, COMPRESSION_TARGET_CHARS and\n" +
+			"buildCompressionUserMessage) and writes the equivalent pack to DIR:\n" +
+			"system-prompt.md and pack.json. Use the pack with --pack DIR.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Args = args
+			return runPromptImport(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Out, "out", "", "directory to write the pack to (created if needed; required)")
+	return c
+}
+
+type promptImportResult struct {
+	Out         string `json:"out"`
+	TargetChars int    `json:"targetChars"`
+	Buckets     int    `json:"buckets"`
+	SystemLen16 int    `json:"systemLen16"`
+}
+
+func runPromptImport(opts *promptOptions) error {
+	if opts.Out == "" {
+		return usageErr("--out: a directory is required")
+	}
+	src, err := os.ReadFile(opts.Args[0])
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	p, err := prompt.Import(src)
+	if err != nil {
+		var ie *prompt.ImportError
+		if errors.As(err, &ie) && ie.Line > 0 {
+			return usageErr("%s:%d:%d: %s", opts.Args[0], ie.Line, ie.Col, ie.Msg)
+		}
+		if errors.As(err, &ie) {
+			return usageErr("%s: %s", opts.Args[0], ie.Msg)
+		}
+		return usageErr("%s: %v", opts.Args[0], err)
+	}
+	if err := p.Save(opts.Out); err != nil {
+		return err
+	}
+	res := promptImportResult{Out: opts.Out, TargetChars: p.TargetChars, Buckets: len(p.Hints), SystemLen16: history.Len16(p.System())}
+	if opts.f.JSON {
+		enc := json.NewEncoder(opts.f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if !opts.f.IO.Quiet {
+		fmt.Fprintf(opts.f.IO.ErrOut, "wrote prompt pack %s (target %d characters, %d hint buckets, system prompt %d characters)\n",
+			res.Out, res.TargetChars, res.Buckets, res.SystemLen16)
+	}
+	return nil
+}

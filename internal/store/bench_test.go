@@ -1,0 +1,116 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/compactlab/compact/internal/sample"
+)
+
+// benchDB returns the database to benchmark: $COMPACT_BENCH_DB when set
+// (e.g. a 2 GB file made with `compact sample-db --chats 1800`), else a
+// ~25 MB generated one.
+func benchDB(b *testing.B) (string, int64) {
+	b.Helper()
+	p := os.Getenv("COMPACT_BENCH_DB")
+	if p == "" {
+		p = filepath.Join(b.TempDir(), "bench.sqlite")
+		if err := sample.Write(p, sample.Options{Chats: 24, MessagesPerChat: 200, Seed: 3}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, fi.Size()
+}
+
+// BenchmarkReadPerChat: the extraction's access pattern, Chats then one
+// query per chat (EachMessage).
+func BenchmarkReadPerChat(b *testing.B) {
+	path, size := benchDB(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := d.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		chats, err := s.Chats(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, c := range chats {
+			err := s.EachMessage(ctx, c.ID, func(m MessageRow) error { n += len(m.Parts) + len(m.Metadata); return nil })
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.Close()
+		d.Close()
+		if n == 0 {
+			b.Fatal("nothing read")
+		}
+	}
+}
+
+// BenchmarkReadAllMessages: one query over all rows ordered by
+// (agent_instance_id, seq).
+func BenchmarkReadAllMessages(b *testing.B) {
+	path, size := benchDB(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := d.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		if err := s.AllMessages(ctx, func(_ string, m MessageRow) error { n += len(m.Parts) + len(m.Metadata); return nil }); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+		d.Close()
+		if n == 0 {
+			b.Fatal("nothing read")
+		}
+	}
+}
+
+// BenchmarkReadHistory: the history source, streamed (EachChat with the
+// history column).
+func BenchmarkReadHistory(b *testing.B) {
+	path, size := benchDB(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := d.Snapshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		if err := s.EachChat(ctx, true, func(c Chat) error { n += len(c.History); return nil }); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+		d.Close()
+		if n == 0 {
+			b.Fatal("nothing read")
+		}
+	}
+}

@@ -1,0 +1,372 @@
+// Package store owns reading stagewise agent databases (instances.sqlite).
+//
+// The access is strictly read-only: the file is opened with the SQLite URI
+// option mode=ro (never immutable, so rows still in the write-ahead log of a
+// running desktop app are seen) and every connection runs with query_only.
+// The package returns raw column text; decoding superjson and everything
+// after it is someone else's job.
+//
+// Every read of one extraction happens inside one read transaction, a
+// [Snap], so the whole run sees one consistent snapshot while the app keeps
+// writing. In WAL mode a reader neither blocks the writer nor is blocked by
+// it. In rollback-journal mode a long snapshot holds a SHARED lock and the
+// app's commits wait for it (busy_timeout on the app side).
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Table names of the stagewise schema.
+const (
+	TableMeta      = "meta"
+	TableInstances = "agentInstances"
+	TableMessages  = "agentMessages"
+)
+
+// MessagesTableVersion is the schema version that added agentMessages (v7).
+const MessagesTableVersion = 7
+
+// sqliteHeader is the 16-byte magic string every SQLite 3 database starts with.
+const sqliteHeader = "SQLite format 3\x00"
+
+// busyTimeoutMS bounds how long a statement waits for a lock held by the
+// app (rollback-journal mode, or WAL recovery) before failing.
+const busyTimeoutMS = 5000
+
+var (
+	// ErrNotAgentDB is wrapped by every error saying the file is not a
+	// stagewise agent database (not SQLite, empty, no tables, no
+	// agentInstances table).
+	ErrNotAgentDB = errors.New("not a stagewise agent database")
+
+	// ErrNoMessagesTable is matched (errors.Is) by a *NoMessagesTableError.
+	ErrNoMessagesTable = errors.New("no agentMessages table")
+
+	// ErrNoHistoryColumn is matched (errors.Is) by a *NoHistoryColumnError.
+	ErrNoHistoryColumn = errors.New("no agentInstances.history column")
+
+	// ErrChatNotFound is returned by History for an unknown chat id.
+	ErrChatNotFound = errors.New("chat not found")
+)
+
+// NotAgentDBError says why a file is not a stagewise agent database.
+type NotAgentDBError struct {
+	Path   string
+	Reason string
+}
+
+func (e *NotAgentDBError) Error() string {
+	return fmt.Sprintf("%s is not a stagewise agent database: %s", e.Path, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrNotAgentDB) true.
+func (e *NotAgentDBError) Is(target error) bool { return target == ErrNotAgentDB }
+
+// NoMessagesTableError is returned when the messages source is asked for
+// but the database predates schema v7 (or lost the table).
+type NoMessagesTableError struct {
+	Path    string
+	Version int
+}
+
+func (e *NoMessagesTableError) Error() string {
+	return fmt.Sprintf("%s has no %s table (schema version %d; the messages source needs version %d or later)",
+		e.Path, TableMessages, e.Version, MessagesTableVersion)
+}
+
+// Is makes errors.Is(err, ErrNoMessagesTable) true.
+func (e *NoMessagesTableError) Is(target error) bool { return target == ErrNoMessagesTable }
+
+// NoHistoryColumnError is returned when the history source is asked for but
+// agentInstances has no history column (a future schema may drop it).
+type NoHistoryColumnError struct {
+	Path    string
+	Version int
+}
+
+func (e *NoHistoryColumnError) Error() string {
+	return fmt.Sprintf("%s has no %s.history column (schema version %d)", e.Path, TableInstances, e.Version)
+}
+
+// Is makes errors.Is(err, ErrNoHistoryColumn) true.
+func (e *NoHistoryColumnError) Is(target error) bool { return target == ErrNoHistoryColumn }
+
+// schemaInfo is what Open found out about the database layout.
+type schemaInfo struct {
+	// Version is meta('version') as an integer, 0 when absent or unreadable.
+	Version int
+	// Tables maps a table name to its column names in declaration order.
+	Tables map[string][]string
+	// Notes are human-readable remarks (missing meta table, odd version...).
+	Notes []string
+}
+
+// DB is a read-only stagewise database.
+type DB struct {
+	path   string // as given by the caller, for messages
+	db     *sql.DB
+	schema schemaInfo
+}
+
+// DSN returns the modernc.org/sqlite data source name Open uses for path:
+// a file: URI with the path percent-escaped, mode=ro, and the busy_timeout
+// and query_only pragmas.
+func DSN(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") { // Windows: C:/x -> /C:/x
+		p = "/" + p
+	}
+	// EscapedPath escapes '%', '?', '#', spaces and other bytes that would
+	// end or alter the path part of the URI, and keeps '/'.
+	u := url.URL{Path: p}
+	esc := u.EscapedPath()
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMS)+")")
+	q.Add("_pragma", "query_only(1)")
+	return "file:" + esc + "?" + q.Encode(), nil
+}
+
+// checkHeader makes sure path is an existing, non-empty SQLite 3 file.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("no stagewise database at %s: %w", path, fs.ErrNotExist)
+		}
+		return fmt.Errorf("cannot open stagewise database: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot open stagewise database: %w", err)
+	}
+	if st.IsDir() {
+		return &NotAgentDBError{Path: path, Reason: "it is a directory"}
+	}
+	if st.Size() == 0 {
+		return &NotAgentDBError{Path: path, Reason: "the file is empty (0 bytes)"}
+	}
+	var buf [len(sqliteHeader)]byte
+	n, err := io.ReadFull(f, buf[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("cannot read stagewise database: %w", err)
+	}
+	if n < len(buf) || !bytes.Equal(buf[:], []byte(sqliteHeader)) {
+		return &NotAgentDBError{Path: path, Reason: "not an SQLite 3 file (bad header)"}
+	}
+	return nil
+}
+
+// Open opens the database at path read-only and reads its schema. It never
+// writes to the file, and never creates it.
+func Open(path string) (*DB, error) {
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open with a context for the schema queries.
+func OpenContext(ctx context.Context, path string) (*DB, error) {
+	if err := checkHeader(path); err != nil {
+		return nil, err
+	}
+	dsn, err := DSN(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open stagewise database %s: %w", path, err)
+	}
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open stagewise database %s: %w", path, err)
+	}
+	d := &DB{path: path, db: sdb}
+	tx, err := sdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		sdb.Close()
+		return nil, d.wrapErr(err)
+	}
+	d.schema, err = readSchema(ctx, tx, path)
+	tx.Rollback() //nolint:errcheck // read-only
+	if err != nil {
+		sdb.Close()
+		return nil, d.wrapErr(err)
+	}
+	return d, nil
+}
+
+// wrapErr turns SQLite's "file is not a database" into a NotAgentDBError.
+func (d *DB) wrapErr(err error) error {
+	var na *NotAgentDBError
+	if errors.As(err, &na) {
+		return err
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB") ||
+		strings.Contains(msg, "database disk image is malformed") {
+		return &NotAgentDBError{Path: d.path, Reason: oneLine(msg)}
+	}
+	return fmt.Errorf("reading %s: %w", d.path, err)
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readSchema(ctx context.Context, q querier, path string) (schemaInfo, error) {
+	s := schemaInfo{Tables: map[string][]string{}}
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`)
+	if err != nil {
+		return s, err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return s, err
+		}
+		names = append(names, n)
+	}
+	if err := rows.Close(); err != nil {
+		return s, err
+	}
+	if err := rows.Err(); err != nil {
+		return s, err
+	}
+	if len(names) == 0 {
+		return s, &NotAgentDBError{Path: path, Reason: "it has no tables"}
+	}
+	for _, n := range names {
+		cols, err := tableColumns(ctx, q, n)
+		if err != nil {
+			return s, err
+		}
+		s.Tables[n] = cols
+	}
+	if _, ok := s.Tables[TableInstances]; !ok {
+		return s, &NotAgentDBError{Path: path, Reason: "it has no " + TableInstances + " table"}
+	}
+	if _, ok := s.Tables[TableMeta]; !ok {
+		s.Notes = append(s.Notes, "no meta table: schema version taken as 0")
+		return s, nil
+	}
+	var v any
+	err = q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='version'`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		s.Notes = append(s.Notes, "meta table has no 'version' key: schema version taken as 0")
+		return s, nil
+	case err != nil:
+		return s, err
+	}
+	var txt string
+	switch x := v.(type) {
+	case int64:
+		s.Version = int(x)
+		return s, nil
+	case nil:
+		s.Notes = append(s.Notes, "meta 'version' is NULL: schema version taken as 0")
+		return s, nil
+	case []byte:
+		txt = string(x)
+	case string:
+		txt = x
+	default:
+		txt = fmt.Sprint(x)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(txt))
+	if err != nil {
+		s.Notes = append(s.Notes, fmt.Sprintf("meta 'version' is %q, not an integer: schema version taken as 0", txt))
+		return s, nil
+	}
+	s.Version = n
+	return s, nil
+}
+
+func tableColumns(ctx context.Context, q querier, table string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+// Path returns the path Open was given.
+func (d *DB) Path() string { return d.path }
+
+// Version returns the schema version from meta('version'), 0 if absent.
+func (d *DB) Version() int { return d.schema.Version }
+
+// Notes returns remarks made while reading the schema (e.g. a missing
+// version), for a verbose log.
+func (d *DB) Notes() []string { return append([]string(nil), d.schema.Notes...) }
+
+// HasMessagesTable reports whether agentMessages exists.
+func (d *DB) HasMessagesTable() bool { return hasTable(d.schema, TableMessages) }
+
+// HasHistoryColumn reports whether agentInstances.history exists.
+func (d *DB) HasHistoryColumn() bool { return hasColumn(d.schema, TableInstances, "history") }
+
+// Columns returns the column names of table in declaration order (nil if
+// the table does not exist).
+func (d *DB) Columns(table string) []string {
+	return append([]string(nil), d.schema.Tables[table]...)
+}
+
+// Tables returns the names of all tables, sorted.
+func (d *DB) Tables() []string {
+	var out []string
+	for n := range d.schema.Tables {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+func hasTable(s schemaInfo, t string) bool { _, ok := s.Tables[t]; return ok }
+
+func hasColumn(s schemaInfo, t, c string) bool {
+	for _, x := range s.Tables[t] {
+		if strings.EqualFold(x, c) {
+			return true
+		}
+	}
+	return false
+}
