@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,6 +30,8 @@ type Factory struct {
 	Config *config.Store
 	// Getenv reads the environment (tests replace it).
 	Getenv func(string) string
+	// CPUProfile names a file for a CPU profile of the run (hidden flag).
+	CPUProfile string
 }
 
 // ExitError carries a process exit status with its error.
@@ -68,7 +71,21 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 			}
 			f.Config = st
 			f.IO.Quiet = f.Quiet
+			if f.CPUProfile != "" {
+				pf, err := os.Create(f.CPUProfile)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return err
+				}
+			}
 			return nil
+		},
+		PersistentPostRun: func(*cobra.Command, []string) {
+			if f.CPUProfile != "" {
+				pprof.StopCPUProfile()
+			}
 		},
 	}
 	root.SetIn(io.In)
@@ -78,6 +95,8 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (YAML) layered over the defaults; also COMPACT_CONFIG")
 	pf.BoolVar(&f.JSON, "json", false, "print results as JSON")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress or informational output")
+	pf.StringVar(&f.CPUProfile, "cpuprofile", "", "write a CPU profile to FILE (for performance work)")
+	_ = pf.MarkHidden("cpuprofile")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &ExitError{Code: 2, Err: err}
 	})

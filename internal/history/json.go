@@ -3,7 +3,9 @@ package history
 import (
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
@@ -25,7 +27,14 @@ func (e *SyntaxError) Error() string {
 // lone-surrogate escapes kept exact, and invalid UTF-8 replaced by U+FFFD
 // the way Node decodes it.
 func ParseJSON(text string) (Value, error) {
-	p := parser{s: text}
+	p := parserPool.Get().(*parser)
+	p.s, p.i = text, 0
+	p.a.reset(len(text))
+	defer func() {
+		p.s = ""
+		p.a.reset(0)
+		parserPool.Put(p)
+	}()
 	p.skipWS()
 	v, err := p.value(0)
 	if err != nil {
@@ -38,9 +47,71 @@ func ParseJSON(text string) (Value, error) {
 	return v, nil
 }
 
+// parserPool keeps parsers, and so their scratch stacks, between calls.
+var parserPool = sync.Pool{New: func() any { return new(parser) }}
+
 type parser struct {
 	s string
 	i int
+	// keys and vals are scratch stacks: an object or array collects its
+	// members here and copies them out once, at its exact size.
+	keys []string
+	vals []Value
+	// a hands out the exact-size slices and containers of the values it
+	// builds, from chunks, so that a message costs a few allocations
+	// rather than three per object.
+	a slab
+}
+
+// slab carves small slices and containers out of larger chunks. A carved
+// slice has its capacity cut to its length, so appending to it (Set)
+// reallocates instead of writing over a neighbour. A slab serves one parse
+// only, so a value never keeps another message's memory alive.
+type slab struct {
+	vals  []Value
+	keys  []string
+	conts []Container
+	hint  int // size of the next value chunk
+}
+
+// reset starts a slab; chunks start small and double, so a message with
+// few values wastes little.
+func (a *slab) reset(int) {
+	a.vals, a.keys, a.conts = nil, nil, nil
+	a.hint = 16
+}
+
+func (a *slab) values(n int) []Value {
+	if n > a.hint/2 {
+		return make([]Value, n)
+	}
+	if len(a.vals)+n > cap(a.vals) {
+		a.vals = make([]Value, 0, a.hint)
+		a.hint = min(a.hint*2, 2048)
+	}
+	i := len(a.vals)
+	a.vals = a.vals[:i+n]
+	return a.vals[i : i+n : i+n]
+}
+
+func (a *slab) strings(n int) []string {
+	if n > a.hint/4 {
+		return make([]string, n)
+	}
+	if len(a.keys)+n > cap(a.keys) {
+		a.keys = make([]string, 0, a.hint/2)
+	}
+	i := len(a.keys)
+	a.keys = a.keys[:i+n]
+	return a.keys[i : i+n : i+n]
+}
+
+func (a *slab) container() *Container {
+	if len(a.conts) == cap(a.conts) {
+		a.conts = make([]Container, 0, max(a.hint/4, 4))
+	}
+	a.conts = a.conts[:len(a.conts)+1]
+	return &a.conts[len(a.conts)-1]
 }
 
 func (p *parser) errf(format string, a ...any) error {
@@ -103,12 +174,13 @@ func (p *parser) object(depth int) (Value, error) {
 		return Value{}, p.errf("nesting deeper than %d", maxDepth)
 	}
 	p.i++ // {
-	obj := Value{k: Object, c: &Container{}}
 	p.skipWS()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return obj, nil
+		return Value{k: Object, c: p.a.container()}, nil
 	}
+	kb, vb := len(p.keys), len(p.vals)
+	plain := true // no index-like keys so far
 	for {
 		p.skipWS()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -117,6 +189,9 @@ func (p *parser) object(depth int) (Value, error) {
 		key, err := p.str()
 		if err != nil {
 			return Value{}, err
+		}
+		if plain && isIndexKey(key) {
+			plain = false
 		}
 		p.skipWS()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
@@ -128,15 +203,8 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		c := obj.c
-		// A new non-index key goes last; Set handles repeats and index
-		// keys (which JavaScript orders first, ascending).
-		if !isIndexKey(key) && !hasKey(c.Keys, key) {
-			c.Keys = append(c.Keys, key)
-			c.Vals = append(c.Vals, val)
-		} else {
-			obj.Set(key, val)
-		}
+		p.keys = append(p.keys, key)
+		p.vals = append(p.vals, val)
 		p.skipWS()
 		if p.i >= len(p.s) {
 			return Value{}, p.errf("unexpected end of input in an object")
@@ -147,10 +215,29 @@ func (p *parser) object(depth int) (Value, error) {
 		}
 		if p.s[p.i] == '}' {
 			p.i++
-			return obj, nil
+			break
 		}
 		return Value{}, p.errf("expected ',' or '}', found %s", p.what())
 	}
+	keys, vals := p.keys[kb:], p.vals[vb:]
+	var obj Value
+	if plain && !hasDuplicate(keys) {
+		c := p.a.container()
+		c.Keys, c.Vals = p.a.strings(len(keys)), p.a.values(len(vals))
+		copy(c.Keys, keys)
+		copy(c.Vals, vals)
+		obj = Value{k: Object, c: c}
+	} else {
+		// JavaScript order: index keys first, ascending; a repeated key
+		// keeps its first place and takes its last value.
+		obj = Value{k: Object, c: p.a.container()}
+		for i, k := range keys {
+			obj.Set(k, vals[i])
+		}
+	}
+	clear(p.vals[vb:])
+	p.keys, p.vals = p.keys[:kb], p.vals[:vb]
+	return obj, nil
 }
 
 func isIndexKey(k string) bool {
@@ -161,14 +248,23 @@ func isIndexKey(k string) bool {
 	return ok
 }
 
-func hasKey(keys []string, k string) bool {
-	if len(keys) > 32 {
-		return true // let Set use its index
+func hasDuplicate(keys []string) bool {
+	if len(keys) <= 12 {
+		for i := 1; i < len(keys); i++ {
+			for j := 0; j < i; j++ {
+				if keys[i] == keys[j] {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	for _, key := range keys {
-		if key == k {
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; ok {
 			return true
 		}
+		seen[k] = struct{}{}
 	}
 	return false
 }
@@ -178,19 +274,19 @@ func (p *parser) array(depth int) (Value, error) {
 		return Value{}, p.errf("nesting deeper than %d", maxDepth)
 	}
 	p.i++ // [
-	var vals []Value
 	p.skipWS()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return NewArray(vals), nil
+		return Value{k: Array, c: p.a.container()}, nil
 	}
+	vb := len(p.vals)
 	for {
 		p.skipWS()
 		v, err := p.value(depth)
 		if err != nil {
 			return Value{}, err
 		}
-		vals = append(vals, v)
+		p.vals = append(p.vals, v)
 		p.skipWS()
 		if p.i >= len(p.s) {
 			return Value{}, p.errf("unexpected end of input in an array")
@@ -201,10 +297,16 @@ func (p *parser) array(depth int) (Value, error) {
 		}
 		if p.s[p.i] == ']' {
 			p.i++
-			return NewArray(vals), nil
+			break
 		}
 		return Value{}, p.errf("expected ',' or ']', found %s", p.what())
 	}
+	c := p.a.container()
+	c.Vals = p.a.values(len(p.vals) - vb)
+	copy(c.Vals, p.vals[vb:])
+	clear(p.vals[vb:])
+	p.vals = p.vals[:vb]
+	return Value{k: Array, c: c}, nil
 }
 
 func (p *parser) number() (Value, error) {
@@ -286,6 +388,21 @@ func (p *parser) str() (string, error) {
 	start := p.i
 	s := p.s
 	ascii := true
+	// Eight bytes at a time until a quote, a backslash, a control
+	// character or a non-ASCII byte.
+	for p.i+8 <= len(s) {
+		w := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), p.i))
+		const lo, hi = 0x0101010101010101, 0x8080808080808080
+		q := w ^ (lo * '"')
+		bs := w ^ (lo * '\\')
+		if ((w-lo*0x20)|(q-lo)|(bs-lo))&^w&hi != 0 {
+			break
+		}
+		if w&hi != 0 {
+			ascii = false
+		}
+		p.i += 8
+	}
 	for p.i < len(s) {
 		c := s[p.i]
 		if c == '"' {
@@ -310,27 +427,72 @@ func (p *parser) str() (string, error) {
 	return "", p.errf("unterminated string")
 }
 
+// scanPlain advances from i past bytes that need no attention in a string:
+// everything but '"', '\\' and control characters.
+func scanPlain(s string, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(s) {
+		w := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
+		q := w ^ (lo * '"')
+		bs := w ^ (lo * '\\')
+		if ((w-lo*0x20)|(q-lo)|(bs-lo))&^w&hi != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(s) {
+		c := s[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// rawStringEnd returns the index of the closing quote of the string whose
+// body continues at i, or len(s).
+func rawStringEnd(s string, i int) int {
+	for i < len(s) {
+		i = scanPlain(s, i)
+		if i >= len(s) || s[i] == '"' {
+			return i
+		}
+		if s[i] == '\\' {
+			i += 2
+			continue
+		}
+		i++ // a control character: reported by strSlow
+	}
+	return len(s)
+}
+
 func (p *parser) strSlow(start int) (string, error) {
 	s := p.s
-	b := make([]byte, 0, p.i-start+16)
+	// The unescaped text is never longer than the raw one.
+	b := make([]byte, 0, rawStringEnd(s, p.i)-start)
 	b = append(b, s[start:p.i]...)
 	for p.i < len(s) {
+		if j := scanPlain(s, p.i); j > p.i {
+			b = append(b, s[p.i:j]...)
+			p.i = j
+			if p.i >= len(s) {
+				break
+			}
+		}
 		c := s[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			out := string(b)
+			out := unsafe.String(unsafe.SliceData(b), len(b))
 			if !utf8.ValidString(out) {
 				out = toValidUTF8Keep(out)
 			}
 			return out, nil
 		case c < 0x20:
 			return "", p.errf("control character U+%04X in a string", c)
-		case c != '\\':
-			b = append(b, c)
-			p.i++
-			continue
 		}
+		// A backslash.
 		p.i++
 		if p.i >= len(s) {
 			break

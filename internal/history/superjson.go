@@ -73,6 +73,19 @@ type decoder struct {
 
 // parsePath splits an escaped dot path ("a\.b.c" is ["a.b", "c"]).
 func (d *decoder) parsePath(s string) ([]string, error) {
+	if strings.IndexByte(s, '\\') < 0 {
+		// No escapes: plain segments, sharing the text.
+		n := strings.Count(s, ".") + 1
+		out := make([]string, 0, n)
+		for {
+			i := strings.IndexByte(s, '.')
+			if i < 0 {
+				return append(out, s), nil
+			}
+			out = append(out, s[:i])
+			s = s[i+1:]
+		}
+	}
 	var out []string
 	var seg strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -696,6 +709,51 @@ func timeClip(t float64) float64 {
 // date-only and local-time forms of the same grammar). Other text is an
 // invalid date.
 func parseDate(s string) float64 {
+	if ms, ok := parseISOFast(s); ok {
+		return ms
+	}
+	return parseDateSlow(s)
+}
+
+// parseISOFast reads exactly YYYY-MM-DDTHH:MM:SS.sssZ, what toISOString
+// writes for years 0 to 9999, without time.Parse.
+func parseISOFast(s string) (float64, bool) {
+	if len(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
+		return 0, false
+	}
+	num := func(i, n int) (int, bool) {
+		v := 0
+		for j := i; j < i+n; j++ {
+			c := s[j]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	h, ok4 := num(11, 2)
+	mi, ok5 := num(14, 2)
+	sec, ok6 := num(17, 2)
+	ms, ok7 := num(20, 3)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || mo < 1 || mo > 12 || d < 1 || h > 24 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	if d > daysIn(y, mo) || (h == 24 && (mi != 0 || sec != 0 || ms != 0)) {
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC)
+	return float64(t.UnixMilli()), true
+}
+
+func daysIn(y, m int) int {
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func parseDateSlow(s string) float64 {
 	layouts := []struct {
 		layout string
 		local  bool
