@@ -42,9 +42,14 @@ func runConfigShow(opts *configShowOptions) error {
 	st := opts.f.Config
 	var entries []configEntry
 	for _, k := range st.Keys() {
+		val := st.Get(k)
+		// Keys never reach the screen.
+		if strings.HasSuffix(k, "api_key") && val != nil && fmt.Sprint(val) != "" {
+			val = "[redacted]"
+		}
 		entries = append(entries, configEntry{
 			Key:    strings.ReplaceAll(k, config.Delim, "."),
-			Value:  st.Get(k),
+			Value:  val,
 			Source: st.Source(k),
 			Env:    config.EnvName(k),
 		})

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -130,6 +133,15 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if out == "" {
 		out = filepath.Join(f.Config.String("extract::out"), opts.Channel)
 	}
+	// Decoding allocates a lot of short-lived values while the live heap
+	// stays small (a few chats at a time): collect less often, but never
+	// let the heap pass a soft limit well under the 256 MB target.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(160 << 20))
+	// An interrupt or a termination cancels the run, which then removes
+	// its staging directory: nothing half-written is left behind.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	prog := newProgress(f.IO)
 	sum, err := extract.Run(ctx, extract.Options{
 		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: minMessages,
@@ -146,6 +158,9 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	})
 	prog.clear()
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return fmt.Errorf("extract: interrupted; %s left as it was", out)
+		}
 		return fmt.Errorf("extract: %w", err)
 	}
 	if f.JSON {

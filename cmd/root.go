@@ -141,7 +141,7 @@ func RunEnv(io *iostreams.IO, args []string, getenv func(string) string) int {
 // isUsage recognises cobra's own argument errors.
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument"} {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "if any flags in the group", "required flag(s)", "flag needs an argument"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -97,7 +97,9 @@ type Summary struct {
 	Warnings      []Warning    `json:"warnings"`
 }
 
-// Hooks let the caller show progress and warnings as they happen.
+// Hooks let the caller show progress and warnings as they happen. They are
+// called one at a time from the goroutine that called Run, never
+// concurrently, and a chat's warnings come in chat order.
 type Hooks struct {
 	Warn     func(Warning)
 	Progress func(done, total, bundles int)
@@ -237,8 +239,10 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// Chats are read ahead so that a slow chat at the head of the order
+	// does not idle the workers.
 	jobs := make(chan *job, workers)
-	ordered := make(chan *job, workers*2)
+	ordered := make(chan *job, workers*8)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -295,6 +299,11 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 		}
 		if ctx.Err() != nil {
 			break
+		}
+		// Warnings are reported here, in chat order, not from the
+		// workers: the hooks are never called concurrently.
+		for _, w := range j.res.Warnings {
+			x.warn(w)
 		}
 		if j.res.Skipped == "" {
 			k++
@@ -375,13 +384,13 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 	return msgs, true
 }
 
+// chatWarn records a warning about one chat; run reports it in chat order.
 func (x *extractor) chatWarn(j *job, msg int, text string) {
 	w := Warning{ChatID: j.chat.ID, Message: msg, Text: text}
 	j.res.Warnings = append(j.res.Warnings, w)
 	if j.res.Skipped == "" && strings.HasSuffix(text, "skipped the chat") {
 		j.res.Skipped = text
 	}
-	x.warn(w)
 }
 
 // process decodes one chat and writes its bundles into a temporary

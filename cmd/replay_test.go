@@ -1,0 +1,166 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compactlab/compact/internal/iostreams"
+	"github.com/compactlab/compact/internal/replay"
+)
+
+const sampleDB = "../examples/stagewise/instances.sqlite"
+
+func runIn(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	io, _, out, errOut := iostreams.Test()
+	code := RunEnv(io, args, func(k string) string { return env[k] })
+	return code, out.String(), errOut.String()
+}
+
+// extractSample extracts the shipped sample database into a temporary
+// channel directory.
+func extractSample(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "prerelease")
+	if code, out, errOut := runIn(t, nil, "extract", "--db", sampleDB, "--out", dir); code != 0 {
+		t.Fatalf("extract: exit %d\n%s%s", code, out, errOut)
+	}
+	return dir
+}
+
+func TestReplayWithTheBuiltinModelNeedsNoKey(t *testing.T) {
+	dir := extractSample(t)
+	code, out, errOut := runIn(t, nil, "replay", "--model", "builtin", "--json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var res struct {
+		Items  []replay.Item `json:"items"`
+		Totals struct{ Bundles, OK int }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.Bundles != 7 || res.Totals.OK != 7 {
+		t.Fatalf("totals %+v", res.Totals)
+	}
+	bundles, _ := replay.FindBundles([]string{dir})
+	for _, b := range bundles {
+		out, err := os.ReadFile(filepath.Join(b, "replays", "builtin", "output.md"))
+		if err != nil || !strings.HasPrefix(string(out), "## ") || strings.Contains(string(out), "<previous-chat-history>") {
+			t.Errorf("%s: %q %v", b, firstLine(string(out)), err)
+		}
+	}
+	// Deterministic: a forced second run writes the same briefings.
+	first, _ := os.ReadFile(filepath.Join(bundles[0], "replays", "builtin", "output.md"))
+	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", "--force", "--run", "again", dir); code != 0 {
+		t.Fatal(errOut)
+	}
+	again, _ := os.ReadFile(filepath.Join(bundles[0], "replays", "again", "output.md"))
+	if string(first) != string(again) {
+		t.Error("the builtin model is not deterministic")
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func TestReplayDryRunSendsNothingAndShowsNoKey(t *testing.T) {
+	dir := extractSample(t)
+	env := map[string]string{"OPENAI_API_KEY": "sk-secret-123", "GEMINI_API_KEY": "gm-secret-456", "ANTHROPIC_API_KEY": "an-secret-789",
+		"COMPACT_OPENAI_BASE_URL": "http://127.0.0.1:9"}
+	code, out, errOut := runIn(t, env, "replay", "--cascade", "--dry-run", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, secret := range []string{"sk-secret-123", "gm-secret-456", "an-secret-789"} {
+		if strings.Contains(out+errOut, secret) {
+			t.Errorf("dry run shows a key")
+		}
+	}
+	for _, want := range []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5", "http://127.0.0.1:9/v1/chat/completions", "system:", "user:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	bundles, _ := replay.FindBundles([]string{dir})
+	if _, err := os.Stat(filepath.Join(bundles[0], "replays")); err == nil {
+		t.Error("a dry run wrote results")
+	}
+}
+
+func TestReplayUsageErrors(t *testing.T) {
+	dir := extractSample(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--model", "no-such-model", dir}, "unknown model"},
+		{[]string{"replay", "--model", "builtin", "--run", "../x", dir}, "--run"},
+		{[]string{"replay", "--model", "builtin", "-j", "0", dir}, "-j"},
+		{[]string{"replay", "--model", "builtin", "--cascade", dir}, "none of the others"},
+	} {
+		code, _, errOut := runIn(t, nil, tt.args...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, code, errOut)
+		}
+	}
+	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errOut, "missing") {
+		t.Errorf("missing path: exit %d, %q", code, errOut)
+	}
+}
+
+func TestCompressRunsThePipelineOnTheSample(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bundle")
+	// The dark-mode chat: 62 messages, four stored briefings.
+	code, stdout, errOut := runIn(t, nil, "compress", "--db", sampleDB, "--chat", "ff5dc157-1738-4824-a458-f29a0cd9d0fb",
+		"--model", "builtin", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	for _, want := range []string{"trigger: false", "walk: compress before message", "bundle: " + out, "briefing: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"system-prompt.md", "user-message.md", "compact-history.xml", "actual-output.md", "metadata.json", "pipeline.json", "replays/builtin/output.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	compact, _ := os.ReadFile(filepath.Join(out, "compact-history.xml"))
+	if !strings.HasPrefix(string(compact), "<previous-chat-history>") {
+		t.Errorf("the serializer did not start from the previous briefing: %q", firstLine(string(compact)))
+	}
+	// A second run refuses the existing directory.
+	if code, _, errOut := runIn(t, nil, "compress", "--db", sampleDB, "--chat", "ff5dc157-1738-4824-a458-f29a0cd9d0fb", "--no-model", "--out", out); code != 1 || !strings.Contains(errOut, "--force") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+func TestCompressSaysWhyNothingIsCompressed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bundle")
+	code, stdout, errOut := runIn(t, nil, "compress", "--db", sampleDB, "--chat", "165debff-d37c-4852-aed4-85896191026d", "--model", "builtin", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(stdout, "walk: skip-all-fit") || !strings.Contains(stdout, "floor 10") || !strings.Contains(stdout, "nothing written") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a skipped walk wrote a bundle")
+	}
+	if code, _, errOut := runIn(t, nil, "compress", "--db", sampleDB, "--chat", "nope", "--no-model"); code != 1 || !strings.Contains(errOut, "chat not found") {
+		t.Errorf("unknown chat: exit %d, %q", code, errOut)
+	}
+	if code, _, _ := runIn(t, nil, "compress", "--db", sampleDB, "--no-model"); code != 2 {
+		t.Errorf("missing --chat: exit %d", code)
+	}
+}

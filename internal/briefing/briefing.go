@@ -1,0 +1,352 @@
+// Package briefing is the built-in offline model: a deterministic briefing
+// writer that follows the compression prompt's rules as far as rules can be
+// followed without a language model; the baseline every real model is
+// compared with.
+//
+// Write reads a compact history (spec §6) and returns a briefing (spec §5):
+// the previous briefing first, kept as it was; then one ## section per user
+// task, in order, telling the user's words, your words and your tool calls
+// in second-person prose, with every path as a [](path:…) link; at e3e a
+// closing "## Current working state" of exactly two sentences. When the
+// result would pass the size target the oldest material is condensed first
+// and the newest task is kept in full.
+package briefing
+
+import (
+	"strings"
+
+	"github.com/compactlab/compact/internal/history"
+)
+
+// DefaultTargetChars is the prompt's COMPRESSION_TARGET_CHARS.
+const DefaultTargetChars = 30000
+
+// MinChars is the shortest briefing the cascade accepts, in UTF-16 units.
+const MinChars = 30
+
+// Options tune Write.
+type Options struct {
+	// TargetChars is the size target in UTF-16 units; 0 means 30000.
+	TargetChars int
+	// Profile is the upstream prompt version: "e3e" (the default) ends the
+	// briefing with "## Current working state"; "head" ends the last section
+	// with its status instead.
+	Profile string
+}
+
+// profile holds what depends on the prompt version.
+type profile struct {
+	workingState bool // e3e rule 9: end with the two-sentence working state
+	statusLine   bool // head rule 11: end an active topic with its status
+}
+
+var profiles = map[string]profile{
+	"e3e":  {workingState: true},
+	"head": {statusLine: true},
+}
+
+func profileFor(name string) profile {
+	if p, ok := profiles[strings.ToLower(strings.TrimSpace(name))]; ok {
+		return p
+	}
+	return profiles["e3e"]
+}
+
+const emptyBriefing = "## Conversation\n\nThe history held no user or assistant turns to record."
+
+// Write turns a compact history into a briefing. It never fails: input that
+// is not a compact history still gives a briefing of at least MinChars units.
+// The same input always gives the same bytes.
+func Write(compactHistory string, opts Options) string {
+	target := opts.TargetChars
+	if target <= 0 {
+		target = DefaultTargetChars
+	}
+	prof := profileFor(opts.Profile)
+	in := strings.ToValidUTF8(history.ToWellFormed(compactHistory), "\uFFFD")
+
+	p := parse(in)
+	var prev []prevSection
+	if p.hasPrev {
+		prev = splitPrev(p.prev)
+	}
+	used := map[string]bool{strings.ToLower(stateHeading): true, strings.ToLower(oldStateHeading): true}
+	for _, s := range prev {
+		used[strings.ToLower(s.heading)] = true
+	}
+	tasks := groupTasks(p.turns, p.hasPrev, used)
+	end := findEnding(tasks, prev, p.hasPrev)
+
+	tail := ""
+	switch {
+	case prof.workingState && end.prevState >= 0:
+		tail = "## " + stateHeading + "\n\n" + end.b
+		prev = append(prev[:end.prevState:end.prevState], prev[end.prevState+1:]...)
+	case prof.workingState:
+		tail = "## " + stateHeading + "\n\n" + end.a + " " + end.b
+	case prof.statusLine && len(tasks) > 0:
+		tail = end.status
+	}
+
+	pieces := fit(prev, tasks, tail, target)
+	out := strings.TrimSpace(noTags(strings.Join(pieces, "\n\n")))
+	if !strings.HasPrefix(out, "## ") {
+		out = strings.TrimSpace("## Conversation\n\n" + out)
+	}
+	if history.Len16(out) < MinChars {
+		out = emptyBriefing
+	}
+	return out
+}
+
+// sep is the blank line between two pieces.
+const sep = 2
+
+// fit lays out the pieces and condenses the oldest material first until the
+// briefing fits the target:
+//
+//  1. a previous briefing of 60% of the target or more is shortened, oldest
+//     section first, leaving its last section alone (the prompt's hint says
+//     not to shorten a smaller one);
+//  2. the task sections are condensed with a recency bias (see plan): the
+//     newest stays in full, older ones get less detail the older they are;
+//  3. if that is not enough, every section of the previous briefing is
+//     shortened, oldest first;
+//  4. then the oldest task sections are merged into one "Earlier requests"
+//     section;
+//  5. then the newest section is condensed too;
+//  6. then the previous briefing's shortened sections cap their kept links;
+//  7. last, every section names fewer files and failures.
+//
+// It stops as soon as the briefing fits.
+func fit(prev []prevSection, tasks []*task, tail string, target int) []string {
+	limit := target + sep // each piece costs its length and a separator; the first has none
+	pl := make([]int, len(prev))
+	plen := make([][3]int, len(prev))
+	for i := range plen {
+		plen[i] = [3]int{-1, -1, -1}
+	}
+	prevLen := func(i, lvl int) int {
+		if plen[i][lvl] < 0 {
+			plen[i][lvl] = history.Len16(prev[i].render(lvl)) + sep
+		}
+		return plen[i][lvl]
+	}
+	prevTotal := 0
+	for i := range prev {
+		prevTotal += prevLen(i, 0)
+	}
+	setPrev := func(i, lvl int) {
+		if lvl > pl[i] {
+			prevTotal += prevLen(i, lvl) - prevLen(i, pl[i])
+			pl[i] = lvl
+		}
+	}
+	tailCost := 0
+	if tail != "" {
+		tailCost = history.Len16(tail) + sep
+	}
+	f := newFitter(tasks)
+	layout := func(l taskLayout) []string {
+		out := make([]string, 0, len(prev)+len(tasks)+2)
+		for i := range prev {
+			out = append(out, prev[i].render(pl[i]))
+		}
+		if l.stub != "" {
+			out = append(out, l.stub)
+		}
+		for i := l.merged; i < len(tasks); i++ {
+			out = append(out, tasks[i].render(l.levels[i]))
+		}
+		if tail != "" {
+			out = append(out, tail)
+		}
+		return out
+	}
+	// The tasks in full, or as much of them as shows they cannot fit.
+	full, fullOK := f.full(limit - tailCost)
+	if fullOK && prevTotal+full.cost+tailCost <= limit {
+		return layout(full)
+	}
+	// 1.
+	if len(prev) > 1 && float64(prevTotal)/float64(target) >= 0.6 {
+		for i := 0; i < len(prev)-1 && !(fullOK && prevTotal+full.cost+tailCost <= limit); i++ {
+			setPrev(i, 1)
+		}
+		if fullOK && prevTotal+full.cost+tailCost <= limit {
+			return layout(full)
+		}
+	}
+	budget := func() int { return limit - prevTotal - tailCost }
+	// 2.
+	if l, ok := f.plan(budget(), 0, false, compactLevel); ok {
+		return layout(l)
+	}
+	// 3.
+	for i := range prev {
+		setPrev(i, 1)
+	}
+	if l, ok := f.plan(budget(), 0, false, compactLevel); ok {
+		return layout(l)
+	}
+	// 4. and 5.
+	for nl := 0; nl <= compactLevel; nl++ {
+		if l, ok := f.plan(budget(), nl, true, compactLevel); ok {
+			return layout(l)
+		}
+	}
+	// 6.
+	for i := range prev {
+		setPrev(i, 2)
+	}
+	if l, ok := f.plan(budget(), compactLevel, true, compactLevel); ok {
+		return layout(l)
+	}
+	// 7.
+	l, _ := f.plan(budget(), len(details)-1, true, len(details)-1)
+	return layout(l)
+}
+
+// taskLayout places the task sections: the first merged ones become stub,
+// the others are written at their levels.
+type taskLayout struct {
+	merged int
+	stub   string
+	levels []int
+	cost   int
+}
+
+// fitter caches section sizes for the layouts fit tries.
+type fitter struct {
+	tasks []*task
+	lens  [][len(details)]int // size + sep, -1 until computed
+	// For the stub: the files the tasks named, in order of first mention,
+	// and for each k, how many of them and how many failures tasks[:k] hold.
+	files   []string
+	seen    map[string]bool
+	filesAt []int
+	failsAt []int
+}
+
+func newFitter(tasks []*task) *fitter {
+	f := &fitter{tasks: tasks, lens: make([][len(details)]int, len(tasks)), seen: map[string]bool{},
+		filesAt: []int{0}, failsAt: []int{0}}
+	for i := range f.lens {
+		for l := range f.lens[i] {
+			f.lens[i][l] = -1
+		}
+	}
+	return f
+}
+
+func (f *fitter) cost(i, lvl int) int {
+	if f.lens[i][lvl] < 0 {
+		f.lens[i][lvl] = history.Len16(f.tasks[i].render(lvl)) + sep
+	}
+	return f.lens[i][lvl]
+}
+
+// full lays every task out in full; ok is false, and the cost partial, when
+// the cost passes max (the sections are measured newest first, so a long
+// history is not written out in full only to learn that it does not fit).
+func (f *fitter) full(max int) (l taskLayout, ok bool) {
+	l = taskLayout{levels: make([]int, len(f.tasks))}
+	for i := len(f.tasks) - 1; i >= 0; i-- {
+		if l.cost += f.cost(i, 0); l.cost > max {
+			return l, false
+		}
+	}
+	return l, true
+}
+
+// stub is the merged section for tasks[:k] and its cost.
+func (f *fitter) stub(k, maxFiles int) (string, int) {
+	for len(f.filesAt) <= k {
+		fails := f.failsAt[len(f.failsAt)-1]
+		for _, t := range f.tasks[len(f.filesAt)-1].turns {
+			for _, m := range t.mentioned {
+				if isMentionPath(m) && !f.seen[m] {
+					f.seen[m] = true
+					f.files = append(f.files, m)
+				}
+			}
+			for _, it := range t.items {
+				if it.ev == nil {
+					continue
+				}
+				if it.ev.fail {
+					fails++
+				}
+				for _, p := range it.ev.paths {
+					if !f.seen[p] {
+						f.seen[p] = true
+						f.files = append(f.files, p)
+					}
+				}
+			}
+		}
+		f.filesAt = append(f.filesAt, len(f.files))
+		f.failsAt = append(f.failsAt, fails)
+	}
+	s := merged(f.tasks[:k], f.files[:f.filesAt[k]], maxFiles, f.failsAt[k])
+	return s, history.Len16(s) + sep
+}
+
+// plan lays the tasks out within budget (sizes plus separators). The newest
+// section is written at level newest; every older one gets the most detail
+// that still leaves room for all older sections at level floor, so detail
+// never grows going back in time. When even that does not fit and merge is
+// allowed, the oldest sections are merged, as few as possible. ok is false
+// when nothing fits; the layout is then the smallest one tried.
+func (f *fitter) plan(budget, newest int, merge bool, floor int) (taskLayout, bool) {
+	n := len(f.tasks)
+	l := taskLayout{levels: make([]int, n)}
+	if n == 0 {
+		return l, budget >= 0
+	}
+	l.levels[n-1] = newest
+	newestCost := f.cost(n-1, newest)
+	// rest[k]: all of tasks[k:n-1] at the floor level, measured newest
+	// first and only as far back as it can still fit: below kMin it cannot.
+	rest := make([]int, n)
+	kMin := 0
+	for i := n - 2; i >= 0; i-- {
+		rest[i] = rest[i+1] + f.cost(i, floor)
+		if rest[i]+newestCost > budget {
+			kMin = i + 1
+			break
+		}
+	}
+	k, stubCost, ok := 0, 0, true
+	if kMin > 0 || newestCost > budget {
+		ok = false
+		if merge {
+			maxFiles := details[floor].maxPaths
+			for k = max(kMin, 1); k <= n-1; k++ {
+				l.stub, stubCost = f.stub(k, maxFiles)
+				if stubCost+rest[k]+newestCost <= budget {
+					ok = true
+					break
+				}
+			}
+			k = min(k, n-1)
+		}
+		if !ok && !merge {
+			return l, false
+		}
+	}
+	l.merged = k
+	rem := budget - stubCost - newestCost
+	reserve := rest[k]
+	lvl := 0
+	for i := n - 2; i >= k; i-- {
+		reserve -= f.cost(i, floor)
+		for lvl < floor && f.cost(i, lvl) > rem-reserve {
+			lvl++
+		}
+		l.levels[i] = lvl
+		rem -= f.cost(i, lvl)
+	}
+	l.cost = budget - rem
+	return l, ok
+}

@@ -1,0 +1,532 @@
+package briefing
+
+import (
+	"strings"
+)
+
+// This file turns the serializer's one-line tool markers into prose. A
+// marker is parsed in its escaped form (so a quote or arrow typed by the
+// user cannot be mistaken for the marker's own punctuation) and each part is
+// unescaped on its own.
+
+const (
+	sepErr   = " ✗ "
+	sepArrow = " → "
+	okMark   = "✓"
+)
+
+// event is one tool call told as prose.
+type event struct {
+	full  string // the sentence, error message included
+	short string // the sentence without the error message
+
+	// group, when set, lets consecutive successful calls of the same kind
+	// share one sentence: "You " + group + " " + joinList(objects) + ".".
+	group  string
+	object string
+
+	paths    []string // files and folders the call named
+	fail     bool     // failed, was denied, exited non-zero, timed out or found errors
+	denied   bool
+	errMsg   string
+	noun     string // "the command X", for the next-step sentence
+	decision bool   // carries the user's answers: kept at every level of detail
+	key      string // kind and object, to see a later success resolve a failure
+}
+
+type markerKind struct {
+	name  string
+	parse func(body string) *event
+}
+
+// markerPrefixes are the kinds' names followed by ": ", as they open a
+// marker.
+var markerPrefixes = func() []string {
+	out := make([]string, len(markerKinds))
+	for i, k := range markerKinds {
+		out[i] = k.name + ": "
+	}
+	return out
+}()
+
+// markerKinds is the table of marker names the serializer writes (spec §6)
+// plus the [tests: …] marker the prompt names as evidence.
+var markerKinds = []markerKind{
+	{"read", fileMarker("read", "read", "reading")},
+	{"edited", editedMarker},
+	{"created", fileMarker("created", "create", "creating")},
+	{"wrote", fileMarker("wrote", "write", "writing")},
+	{"deleted", fileMarker("deleted", "delete", "deleting")},
+	{"moved", moveMarker("moved", "move")},
+	{"copied", moveMarker("copied", "copy")},
+	{"shell", shellMarker},
+	{"sandbox", sandboxMarker},
+	{"searched", searchMarker},
+	{"glob", globMarker},
+	{"lint", lintMarker},
+	{"docs-search", docsSearchMarker},
+	{"docs-read", docsReadMarker},
+	{"asked user", askMarker},
+	{"tests", testsMarker},
+	{"watcher created", watcherMarker("created")},
+	{"watcher requested", watcherMarker("requested")},
+	{"watcher creation failed", watcherMarker("failed")},
+}
+
+func markerPrefix(s string) bool {
+	if strings.HasPrefix(s, "tool-") {
+		return true
+	}
+	for _, k := range markerKinds {
+		if len(s) > len(k.name) && strings.HasPrefix(s, k.name) && s[len(k.name)] == ':' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseMarker parses the inside of [ … ] or returns nil.
+func parseMarker(inner string) *event {
+	for i, k := range markerKinds {
+		if strings.HasPrefix(inner, markerPrefixes[i]) {
+			return k.parse(inner[len(k.name)+2:])
+		}
+		if inner == k.name+":" {
+			return k.parse("")
+		}
+	}
+	if strings.HasPrefix(inner, "tool-") {
+		return toolMarker(inner[len("tool-"):])
+	}
+	return nil
+}
+
+// splitErr splits "main ✗ message".
+func splitErr(body string) (main, msg string, failed bool) {
+	if i := strings.Index(body, sepErr); i >= 0 {
+		return body[:i], unescape(body[i+len(sepErr):]), true
+	}
+	if strings.HasSuffix(body, " ✗") {
+		return strings.TrimSuffix(body, " ✗"), "", true
+	}
+	return body, "", false
+}
+
+// failure completes "You tried to X" with how it went wrong.
+func failure(ev *event, attempt, msg string) {
+	ev.fail = true
+	ev.errMsg = msg
+	ev.short = attempt + ", which failed."
+	switch msg {
+	case "denied":
+		ev.denied = true
+		ev.full = attempt + ", but it was denied."
+		ev.short = ev.full
+	case "":
+		ev.full = attempt + ", which failed without an error message."
+	default:
+		ev.full = attempt + ", which failed: " + msg + endMark(msg)
+	}
+}
+
+func linkOr(p, none string) string {
+	if strings.TrimSpace(p) == "" {
+		return none
+	}
+	return pathLink(p)
+}
+
+func pathsOf(ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func fileMarker(past, verb, gerund string) func(string) *event {
+	return func(body string) *event {
+		main, msg, failed := splitErr(body)
+		p := unescape(main)
+		obj := linkOr(p, "a file with no recorded path")
+		ev := &event{paths: pathsOf(p), noun: gerund + " " + obj, key: verb + "\x00" + p}
+		if failed {
+			failure(ev, "You tried to "+verb+" "+obj, msg)
+			return ev
+		}
+		ev.group, ev.object = past, obj
+		ev.full = "You " + past + " " + obj + "."
+		ev.short = ev.full
+		return ev
+	}
+}
+
+func editedMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	count := ""
+	if !failed && strings.HasSuffix(main, " edits)") {
+		if o := strings.LastIndex(main, " ("); o >= 0 {
+			count = main[o+2 : len(main)-len(" edits)")]
+			main = main[:o]
+		}
+	}
+	p := unescape(main)
+	obj := linkOr(p, "a file with no recorded path")
+	ev := &event{paths: pathsOf(p), noun: "the edit of " + obj, key: "edit\x00" + p}
+	if failed {
+		failure(ev, "You tried to edit "+obj, msg)
+		return ev
+	}
+	switch count {
+	case "", "?":
+	case "1":
+		obj += " (1 edit)"
+	default:
+		obj += " (" + count + " edits)"
+	}
+	ev.group, ev.object = "edited", obj
+	ev.full = "You edited " + obj + "."
+	ev.short = ev.full
+	return ev
+}
+
+func moveMarker(past, verb string) func(string) *event {
+	return func(body string) *event {
+		main, msg, failed := splitErr(body)
+		a, b, _ := strings.Cut(main, sepArrow)
+		pa, pb := unescape(a), unescape(b)
+		obj := linkOr(pa, "a file") + " to " + linkOr(pb, "an unrecorded place")
+		ev := &event{paths: pathsOf(pa, pb), noun: "the " + verb + " of " + obj, key: verb + "\x00" + pa + "\x00" + pb}
+		if failed {
+			failure(ev, "You tried to "+verb+" "+obj, msg)
+			return ev
+		}
+		ev.full = "You " + past + " " + obj + "."
+		ev.short = ev.full
+		return ev
+	}
+}
+
+func shellMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	if strings.HasPrefix(main, "new session ") {
+		if id, cwd, ok := strings.Cut(main[len("new session "):], " in "); ok {
+			return sessionEvent(unescape(id), unescape(cwd), msg, failed)
+		}
+	}
+	l, outcome := main, ""
+	if !failed {
+		if a := strings.LastIndex(main, sepArrow); a >= 0 {
+			o := main[a+len(sepArrow):]
+			if o == okMark || o == "timed out" || strings.HasPrefix(o, "exit ") {
+				l, outcome = main[:a], o
+			}
+		}
+	}
+	cmd := strings.TrimSpace(linkify(unescape(l)))
+	what := cmd
+	if what == "" {
+		what = "a shell command"
+	}
+	ev := &event{noun: "the command " + what, key: "shell\x00" + cmd}
+	if cmd == "" {
+		ev.noun = "the shell command"
+	}
+	for _, ln := range links(cmd) {
+		ev.paths = append(ev.paths, strings.TrimSuffix(strings.TrimPrefix(ln, "[](path:"), ")"))
+	}
+	if failed {
+		failure(ev, "You tried to run "+what, msg)
+		return ev
+	}
+	switch {
+	case outcome == okMark:
+		ev.full = "You ran " + what + ", which succeeded."
+	case outcome == "timed out":
+		ev.fail, ev.errMsg = true, "timed out"
+		ev.full = "You ran " + what + ", which timed out."
+	case outcome != "":
+		code := strings.TrimPrefix(outcome, "exit ")
+		ev.fail, ev.errMsg = true, "exit code "+code
+		ev.full = "You ran " + what + ", which failed with exit code " + code + "."
+	default:
+		ev.full = "You ran " + what + " (no result was recorded)."
+	}
+	ev.short = ev.full
+	return ev
+}
+
+func sessionEvent(id, cwd, msg string, failed bool) *event {
+	where := ""
+	if strings.TrimSpace(cwd) != "" {
+		where = " in " + pathLink(cwd)
+	}
+	ev := &event{paths: pathsOf(cwd), noun: "opening a shell session" + where, key: "session\x00" + cwd}
+	if failed {
+		failure(ev, "You tried to open a shell session"+where, msg)
+		return ev
+	}
+	if id == "?" || strings.TrimSpace(id) == "" {
+		ev.full = "You opened a shell session" + where + "."
+	} else {
+		ev.full = "You opened shell session " + id + where + "."
+	}
+	ev.short = ev.full
+	return ev
+}
+
+func sandboxMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	e := strings.TrimSpace(unescape(main))
+	what := "a sandbox script"
+	if e != "" {
+		what += " (" + e + ")"
+	}
+	ev := &event{noun: what, key: "sandbox\x00" + e}
+	if failed {
+		failure(ev, "You tried to run "+what, msg)
+		return ev
+	}
+	ev.full = "You ran " + what + "."
+	ev.short = ev.full
+	return ev
+}
+
+// code wraps a pattern in backticks so markdown leaves its * and _ alone.
+func code(s string) string {
+	if s == "" || strings.ContainsAny(s, "`\n") {
+		return s
+	}
+	return "`" + s + "`"
+}
+
+func searchMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	q, in := main, ""
+	if strings.HasPrefix(main, `"`) {
+		if e := strings.IndexByte(main[1:], '"'); e >= 0 {
+			q = main[1 : 1+e]
+			if r := main[2+e:]; strings.HasPrefix(r, " in ") {
+				in = unescape(r[len(" in "):])
+			}
+		}
+	}
+	q = unescape(q)
+	what := "the workspace for “" + q + "”"
+	if q == "" {
+		what = "the workspace with an empty query"
+	}
+	if in != "" {
+		what += " in " + code(in)
+	}
+	ev := &event{noun: "the search of " + what, key: "search\x00" + q + "\x00" + in}
+	if failed {
+		failure(ev, "You tried to search "+what, msg)
+		return ev
+	}
+	ev.full = "You searched " + what + "."
+	ev.short = ev.full
+	return ev
+}
+
+func globMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	p := unescape(main)
+	what := "files matching " + code(p)
+	if p == "" {
+		what = "files with an empty pattern"
+	}
+	ev := &event{noun: "the listing of " + what, key: "glob\x00" + p}
+	if failed {
+		failure(ev, "You tried to list "+what, msg)
+		return ev
+	}
+	ev.full = "You listed " + what + "."
+	ev.short = ev.full
+	return ev
+}
+
+func lintMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	x, outcome := main, ""
+	if !failed {
+		if a := strings.LastIndex(main, sepArrow); a >= 0 {
+			x, outcome = main[:a], main[a+len(sepArrow):]
+		}
+	}
+	var ps, objs []string
+	for _, p := range strings.Split(unescape(x), ", ") {
+		if p = strings.TrimSpace(p); p != "" {
+			ps = append(ps, p)
+			objs = append(objs, pathLink(p))
+		}
+	}
+	what := "the linter"
+	if len(objs) > 0 {
+		what += " on " + joinList(objs)
+	}
+	ev := &event{paths: ps, noun: "the lint run on " + joinList(objs), key: "lint\x00" + x}
+	if len(objs) == 0 {
+		ev.noun = "the lint run"
+	}
+	if failed {
+		failure(ev, "You tried to run "+what, msg)
+		return ev
+	}
+	switch {
+	case outcome == "clean":
+		ev.full = "You ran " + what + ", which reported no issues."
+	case strings.HasSuffix(outcome, " warnings") && strings.Contains(outcome, " errors, "):
+		e, w, _ := strings.Cut(strings.TrimSuffix(outcome, " warnings"), " errors, ")
+		ev.full = "You ran " + what + ", which reported " + plural(e, "error") + " and " + plural(w, "warning") + "."
+		if e != "0" {
+			ev.fail, ev.errMsg = true, plural(e, "error")
+		}
+	case outcome != "":
+		ev.full = "You ran " + what + ", which reported " + unescape(outcome) + "."
+	default:
+		ev.full = "You ran " + what + " (no result was recorded)."
+	}
+	ev.short = ev.full
+	return ev
+}
+
+func docsSearchMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	n := unescape(main)
+	ev := &event{noun: "the docs search for " + n, key: "docs-search\x00" + n}
+	if failed {
+		failure(ev, "You tried to search the library docs for "+n, msg)
+		return ev
+	}
+	ev.full = "You searched the library docs for " + n + "."
+	ev.short = ev.full
+	return ev
+}
+
+func docsReadMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	lib, topic, _ := strings.Cut(main, sepArrow)
+	what := "the " + unescape(lib) + " docs"
+	if t := unescape(topic); t != "" {
+		what += " on " + t
+	}
+	ev := &event{noun: "reading " + what, key: "docs-read\x00" + main}
+	if failed {
+		failure(ev, "You tried to read "+what, msg)
+		return ev
+	}
+	ev.full = "You read " + what + "."
+	ev.short = ev.full
+	return ev
+}
+
+func askMarker(body string) *event {
+	arrow := strings.Index(body, sepArrow)
+	errAt := strings.Index(body, sepErr)
+	if errAt >= 0 && (arrow < 0 || errAt < arrow) {
+		main, msg, _ := splitErr(body)
+		t := unescape(main)
+		ev := &event{noun: "the question form (" + t + ")", key: "ask\x00" + t}
+		failure(ev, "You tried to ask the user ("+t+")", msg)
+		return ev
+	}
+	title, answer := body, ""
+	if arrow >= 0 {
+		title, answer = body[:arrow], unescape(body[arrow+len(sepArrow):])
+	}
+	t := unescape(title)
+	ev := &event{noun: "the question form (" + t + ")", key: "ask\x00" + t, decision: true}
+	base := "You asked the user (" + t + ")"
+	switch {
+	case arrow < 0:
+		ev.full = base + "; no answer was recorded."
+	case strings.TrimSpace(answer) == "":
+		ev.full = base + "; no answers came back."
+	case strings.Contains(answer, ": ") || strings.HasPrefix(answer, ":"):
+		ev.full = base + "; they answered " + answer + endMark(answer)
+	case answer == "cancelled":
+		ev.full = base + ", but the form was cancelled."
+	default:
+		ev.full = base + ", but the form was cancelled (" + answer + ")."
+	}
+	ev.short = ev.full
+	return ev
+}
+
+func testsMarker(body string) *event {
+	main, msg, failed := splitErr(body)
+	x, outcome := main, ""
+	if !failed {
+		if a := strings.LastIndex(main, sepArrow); a >= 0 {
+			x, outcome = main[:a], unescape(main[a+len(sepArrow):])
+		}
+	}
+	what := "the tests"
+	if t := strings.TrimSpace(linkify(unescape(x))); t != "" {
+		what += " (" + t + ")"
+	}
+	ev := &event{noun: what, key: "tests\x00" + x}
+	if failed {
+		failure(ev, "You tried to run "+what, msg)
+		return ev
+	}
+	switch outcome {
+	case "passed":
+		ev.full = "You ran " + what + ", which passed."
+	case "":
+		ev.full = "You ran " + what + " (no result was recorded)."
+	default:
+		ev.fail, ev.errMsg = true, outcome
+		ev.full = "You ran " + what + ", which reported " + outcome + endMark(outcome)
+	}
+	ev.short = ev.full
+	return ev
+}
+
+func watcherMarker(state string) func(string) *event {
+	return func(body string) *event {
+		main, msg, failed := splitErr(body)
+		title, session, _ := strings.Cut(main, sepArrow)
+		t := unescape(title)
+		ev := &event{noun: "the watcher " + t, key: "watcher\x00" + t}
+		if failed || state == "failed" {
+			failure(ev, "You tried to create the watcher "+t, msg)
+			return ev
+		}
+		if state == "requested" {
+			ev.full = "You requested the watcher " + t + "."
+		} else {
+			ev.full = "You created the watcher " + t
+			if s := strings.TrimPrefix(unescape(session), "session "); s != "" {
+				ev.full += " (session " + s + ")"
+			}
+			ev.full += "."
+		}
+		ev.short = ev.full
+		return ev
+	}
+}
+
+func toolMarker(rest string) *event {
+	name, msg, failed := splitErr(rest)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return nil
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	ev := &event{noun: "the " + name + " tool call", key: "tool\x00" + name}
+	if failed {
+		failure(ev, "You tried to use the "+name+" tool", msg)
+		return ev
+	}
+	ev.full = "You used the " + name + " tool."
+	ev.short = ev.full
+	return ev
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package briefing
+
+const raceEnabled = true

@@ -1,0 +1,661 @@
+package briefing
+
+import (
+	"strconv"
+	"strings"
+)
+
+// This file groups the turns into tasks, one ## section each, and writes a
+// section at one of four levels of detail.
+
+const (
+	contHeading     = "Continuing the earlier work"
+	beforeHeading   = "Before the first request"
+	strayHeading    = "Text outside any turn"
+	mergedHeading   = "Earlier requests"
+	maxHeadingUnits = 60
+	maxPlanOpen     = 5
+)
+
+// task is a user request with everything that followed it, up to the next
+// request.
+type task struct {
+	heading string
+	turns   []*turn
+	cache   [len(details)]string
+	have    [len(details)]bool
+}
+
+// compactLevel is the first level that tells a section in one paragraph.
+const compactLevel = 3
+
+// detail is one level of detail for a task section.
+type detail struct {
+	userSent, userChars   int  // the user's words: sentences and units kept (0: all)
+	proseSent, proseChars int  // each prose block of yours; proseSent < 0 drops prose
+	firstProseOnly        bool // keep only the first prose block of a turn
+	groupTurn             bool // one sentence per kind of successful call in a turn
+	compact               bool // one paragraph: request, failures, answers, files named
+	plans                 bool // report checklists item by item
+	maxPaths              int  // compact: files named
+	maxFails, maxAsks     int  // compact: failures and answered forms told (the latest)
+}
+
+// details runs from full (0) to the most condensed (4). Paths, the user's
+// answers and failures are kept at every level but the last, which is only
+// used when nothing else makes the briefing fit.
+var details = [...]detail{
+	{userSent: 0, userChars: 0, proseSent: 3, proseChars: 600, plans: true},
+	{userSent: 4, userChars: 800, proseSent: 1, proseChars: 300, plans: true},
+	{userSent: 2, userChars: 300, proseSent: 1, proseChars: 200, firstProseOnly: true, groupTurn: true},
+	{userSent: 1, userChars: 160, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, maxPaths: 40, maxFails: 8, maxAsks: 5},
+	{userSent: 1, userChars: 120, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, maxPaths: 12, maxFails: 3, maxAsks: 2},
+}
+
+// ackWords are the words a short acknowledgement is made of; a user turn of
+// at most four of them continues the current task.
+var ackWords = map[string]bool{
+	"ok": true, "okay": true, "k": true, "kk": true, "yes": true, "yep": true, "yeah": true, "y": true,
+	"sure": true, "continue": true, "go": true, "on": true, "ahead": true, "proceed": true, "next": true,
+	"more": true, "even": true, "thanks": true, "thank": true, "you": true, "thx": true, "ty": true,
+	"great": true, "good": true, "fine": true, "cool": true, "nice": true, "perfect": true, "lgtm": true,
+	"looks": true, "do": true, "it": true, "please": true, "carry": true, "keep": true, "going": true,
+	"alright": true, "right": true, "sounds": true, "correct": true, "again": true, "and": true,
+	"no": true, "nope": true, "approved": true, "agreed": true, "done": true, "cheers": true,
+}
+
+func isAck(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || len(t) > 40 {
+		return false
+	}
+	t = strings.ToLower(t)
+	words := strings.FieldsFunc(t, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z')
+	})
+	if len(words) == 0 || len(words) > 4 {
+		return false
+	}
+	for _, w := range words {
+		if !ackWords[w] {
+			return false
+		}
+	}
+	// Nothing but letters, spaces and light punctuation.
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || strings.ContainsRune(" ,.!'-", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// startsTask: a user turn with its own words or a command starts a task;
+// acknowledgements and bare attachments continue the current one.
+func startsTask(t *turn) bool {
+	if t.role != roleUser {
+		return false
+	}
+	if len(t.slash) > 0 {
+		return true
+	}
+	txt := strings.TrimSpace(t.text)
+	return txt != "" && !isAck(txt)
+}
+
+func groupTasks(turns []turn, hasPrev bool, used map[string]bool) []*task {
+	var tasks []*task
+	var cur *task
+	for i := range turns {
+		t := &turns[i]
+		if t.empty() {
+			continue
+		}
+		if starts := startsTask(t); cur == nil || starts {
+			h := ""
+			switch {
+			case starts || t.role == roleUser && !hasPrev:
+				h = headingFor(t)
+			case hasPrev:
+				h = contHeading
+			case t.role == roleAssistant:
+				h = beforeHeading
+			default:
+				h = strayHeading
+			}
+			cur = &task{heading: uniqueHeading(h, used)}
+			tasks = append(tasks, cur)
+		}
+		cur.turns = append(cur.turns, t)
+	}
+	return tasks
+}
+
+// leadFillers are dropped from the start of a heading.
+var leadFillers = []string{
+	"please ", "pls ", "can you ", "could you ", "would you ", "will you ", "hey, ", "hey ",
+	"hi, ", "hi ", "hello, ", "ok, ", "ok ", "okay, ", "okay ", "so, ", "so ", "now, ", "now ",
+	"also, ", "also ", "and ", "then ", "i want you to ", "i'd like you to ", "i would like you to ",
+	"let's ", "lets ", "next, ", "great, ", "thanks, ", "thanks! ", "yes, ",
+}
+
+// trailFillers are dropped from the end of a heading.
+var trailFillers = []string{" please", ", please", " for me", " thanks", " the", " a", " an", " and", " or", " of", " to", " in", " on", " for", " with", " &", " -", " —"}
+
+// headingFor derives a short heading from the user's own words.
+func headingFor(t *turn) string {
+	txt := ""
+	for rest := t.text; rest != "" && txt == ""; {
+		var ln string
+		ln, rest, _ = strings.Cut(rest, "\n")
+		if ln = strings.TrimSpace(ln); !strings.HasPrefix(ln, "```") {
+			txt = ln
+		}
+	}
+	txt = flatten(slashLinks(stripLinks(txt)))
+	if ends := firstEnds(txt, 1); len(ends) > 0 {
+		txt = txt[:ends[0]]
+	}
+	txt = strings.TrimLeft(txt, "#>*_ \"'“‘`")
+	for changed := true; changed; {
+		changed = false
+		low := strings.ToLower(txt)
+		for _, f := range leadFillers {
+			if strings.HasPrefix(low, f) && len(txt) > len(f) {
+				txt = strings.TrimSpace(txt[len(f):])
+				changed = true
+				break
+			}
+		}
+	}
+	txt = capitalize(shortHeading(txt))
+	if txt == "" {
+		switch {
+		case len(t.slash) > 0:
+			txt = "The /" + t.slash[0] + " command"
+		case len(t.attached) > 0:
+			txt = "Attached " + t.attached[0]
+		case len(t.mentioned) > 0:
+			txt = "Mentioned " + t.mentioned[0]
+		default:
+			txt = "User request"
+		}
+		txt = shortHeading(txt)
+	}
+	return txt
+}
+
+// shortHeading cuts a heading to maxHeadingUnits, at the last clause break
+// (", " "; " ": " " — ") when there is one past the first quarter, else at a
+// word.
+func shortHeading(s string) string {
+	s = trimHeading(s)
+	c, cut := cutUnits(s, maxHeadingUnits)
+	if !cut {
+		return s
+	}
+	best := -1
+	for _, sep := range []string{", ", "; ", ": ", " — ", " - "} {
+		if i := strings.LastIndex(c, sep); i > best && i >= len(c)/4 {
+			best = i
+		}
+	}
+	if best > 0 {
+		c = c[:best]
+	}
+	return trimHeading(c)
+}
+
+func trimHeading(s string) string {
+	for {
+		before := s
+		s = strings.TrimRight(s, " .,;:!?…—–-\"'“”‘’(`*_")
+		low := strings.ToLower(s)
+		for _, f := range trailFillers {
+			if strings.HasSuffix(low, f) && len(s) > len(f) {
+				s = s[:len(s)-len(f)]
+				break
+			}
+		}
+		if s == before {
+			return s
+		}
+	}
+}
+
+// uniqueHeading keeps headings apart from each other and from the working
+// state's own.
+func uniqueHeading(h string, used map[string]bool) string {
+	if strings.EqualFold(h, stateHeading) || strings.EqualFold(h, oldStateHeading) {
+		h += " (request)"
+	}
+	base := h
+	for n := 2; used[strings.ToLower(h)]; n++ {
+		h = base + " (" + strconv.Itoa(n) + ")"
+	}
+	used[strings.ToLower(h)] = true
+	return h
+}
+
+// stripLinks replaces markdown links by their label, or by their target
+// without its scheme when the label is empty.
+func stripLinks(s string) string {
+	if strings.IndexByte(s, '[') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '[')
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		i += j
+		n := linkLen(s[i:])
+		if n == 0 {
+			b.WriteByte('[')
+			i++
+			continue
+		}
+		l := s[i : i+n]
+		close := strings.Index(l, "](")
+		label, target := l[1:close], l[close+2:len(l)-1]
+		if label == "" {
+			if c := strings.IndexByte(target, ':'); c >= 0 {
+				target = target[c+1:]
+			}
+			label = target
+		}
+		b.WriteString(label)
+		i += n
+	}
+	return b.String()
+}
+
+// slashLinks undoes the serializer's doubling of a command label: the user
+// typed /build, the history shows //build.
+func slashLinks(s string) string {
+	if !strings.Contains(s, "//") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' && i+2 < len(s) && s[i+1] == '/' && s[i+2] != '/' && !isSpaceByte(s[i+2]) &&
+			(i == 0 || isSpaceByte(s[i-1]) || s[i-1] == '(') {
+			b.WriteByte('/')
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// userWords is the user's text ready to quote: one line, links kept, plain
+// paths linked, command labels as typed.
+func userWords(t *turn) string {
+	if !t.wordsDone {
+		t.words, t.wordsDone = flatten(linkify(slashLinks(t.text))), true
+	}
+	return t.words
+}
+
+func slashSentence(names []string, withText bool) string {
+	var u []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			u = append(u, "/"+n)
+		}
+	}
+	tail := " was invoked."
+	if withText {
+		tail = " was invoked with this message."
+	}
+	if len(u) == 1 {
+		return "The " + u[0] + " command" + tail
+	}
+	return "The " + joinList(u) + " commands" + strings.Replace(tail, "was", "were", 1)
+}
+
+func attachSentence(names []string) string {
+	if len(names) == 0 {
+		return "The user attached a file whose name was not recorded."
+	}
+	return "The user attached " + joinList(names) + "."
+}
+
+func mentionSentence(labels []string) string {
+	if len(labels) == 0 {
+		return "The user mentioned something whose name was not recorded."
+	}
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		if isMentionPath(l) {
+			out[i] = pathLink(l)
+		} else {
+			out[i] = l
+		}
+	}
+	return "The user mentioned " + joinList(out) + "."
+}
+
+func isMentionPath(l string) bool {
+	return strings.IndexByte(l, '/') > 0 && !strings.ContainsAny(l, " \t") && !strings.Contains(l, "://")
+}
+
+// userPara tells one user turn.
+func userPara(t *turn, first bool, d detail) string {
+	var ss []string
+	words := userWords(t)
+	if words != "" {
+		lead := "The user wrote: "
+		if !first {
+			lead = "The user then wrote: "
+		}
+		ss = append(ss, lead+quote(excerpt(words, d.userSent, d.userChars)))
+	}
+	if len(t.slash) > 0 {
+		ss = append(ss, slashSentence(t.slash, words != ""))
+	}
+	if t.hasAttached && !d.compact {
+		ss = append(ss, attachSentence(t.attached))
+	}
+	if t.hasMention && !d.compact {
+		ss = append(ss, mentionSentence(t.mentioned))
+	}
+	return strings.Join(ss, " ")
+}
+
+// prose is an assistant prose block's words and the sentence on any
+// checklist it holds, with or without the open items.
+func (it *item) prose(withItems bool) (words, plan string) {
+	if !it.done {
+		it.words, it.planFull, it.planShort = prose(it.text)
+		it.done = true
+	}
+	if withItems {
+		return it.words, it.planFull
+	}
+	return it.words, it.planShort
+}
+
+func prose(text string) (words, planFull, planShort string) {
+	if !strings.Contains(text, "[") {
+		return flatten(linkify(text)), "", ""
+	}
+	var keep []string
+	var open []string
+	total, ticked := 0, 0
+	for _, ln := range strings.Split(text, "\n") {
+		t := stripListMarker(strings.TrimSpace(ln))
+		if len(t) >= 4 && t[0] == '[' && t[2] == ']' && t[3] == ' ' && (t[1] == ' ' || t[1] == 'x' || t[1] == 'X') {
+			total++
+			if t[1] == ' ' {
+				open = append(open, clause(t[4:], 80))
+			} else {
+				ticked++
+			}
+			continue
+		}
+		keep = append(keep, ln)
+	}
+	words = flatten(linkify(strings.Join(keep, "\n")))
+	switch {
+	case total == 0:
+	case ticked == total:
+		planFull = "Your plan had all " + strconv.Itoa(total) + " items ticked off."
+		planShort = planFull
+	default:
+		planShort = "Your plan had " + strconv.Itoa(ticked) + " of " + strconv.Itoa(total) + " items ticked off"
+		if len(open) > maxPlanOpen {
+			open = append(open[:maxPlanOpen], "…")
+		}
+		planFull = planShort + "; still open: " + linkify(strings.Join(open, "; ")) + "."
+		planShort += "."
+	}
+	return words, planFull, planShort
+}
+
+// asstPara tells one assistant turn.
+func asstPara(t *turn, d detail) string {
+	var ss []string
+	var gVerb string
+	var gObjs []string
+	flushGroup := func() {
+		if gVerb != "" {
+			ss = append(ss, "You "+gVerb+" "+joinList(gObjs)+".")
+		}
+		gVerb, gObjs = "", nil
+	}
+	// Per-turn groups (groupTurn): objects by verb, in order of first use.
+	var order []string
+	byVerb := map[string][]string{}
+	blocks := 0
+	for k := range t.items {
+		it := &t.items[k]
+		if ev := it.ev; ev != nil {
+			if ev.group != "" && !ev.fail {
+				if d.groupTurn {
+					if _, ok := byVerb[ev.group]; !ok {
+						order = append(order, ev.group)
+					}
+					if !contains(byVerb[ev.group], ev.object) {
+						byVerb[ev.group] = append(byVerb[ev.group], ev.object)
+					}
+					continue
+				}
+				if ev.group != gVerb {
+					flushGroup()
+					gVerb = ev.group
+				}
+				gObjs = append(gObjs, ev.object)
+				continue
+			}
+			flushGroup()
+			ss = append(ss, ev.full)
+			continue
+		}
+		words, plan := it.prose(d.plans)
+		if words != "" && d.proseSent >= 0 && !(d.firstProseOnly && blocks > 0) {
+			flushGroup()
+			lead := "You said: "
+			if len(ss) > 0 || blocks > 0 {
+				lead = "You then said: "
+			}
+			ss = append(ss, lead+quote(excerpt(words, d.proseSent, d.proseChars)))
+		}
+		if words != "" {
+			blocks++
+		}
+		if plan != "" {
+			flushGroup()
+			ss = append(ss, plan)
+		}
+	}
+	flushGroup()
+	for _, v := range order {
+		ss = append(ss, "You "+v+" "+joinList(byVerb[v])+".")
+	}
+	return strings.Join(ss, " ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func strayPara(t *turn, d detail) string {
+	w := flatten(linkify(t.text))
+	if d.compact {
+		return ""
+	}
+	return "The history also held text outside any turn: " + quote(excerpt(w, d.userSent, d.userChars))
+}
+
+// render writes the section at a level of detail, caching the result.
+func (tk *task) render(level int) string {
+	if level >= len(details) {
+		level = len(details) - 1
+	}
+	if tk.have[level] {
+		return tk.cache[level]
+	}
+	d := details[level]
+	var paras []string
+	if d.compact {
+		paras = []string{tk.compactPara(d)}
+	} else {
+		firstUser := true
+		for _, t := range tk.turns {
+			var p string
+			switch t.role {
+			case roleUser:
+				p = userPara(t, firstUser, d)
+				firstUser = false
+			case roleAssistant:
+				p = asstPara(t, d)
+			default:
+				p = strayPara(t, d)
+			}
+			if p != "" {
+				paras = append(paras, p)
+			}
+		}
+	}
+	s := "## " + tk.heading
+	if body := strings.TrimSpace(strings.Join(paras, "\n\n")); body != "" {
+		s += "\n\n" + body
+	}
+	tk.cache[level], tk.have[level] = s, true
+	return s
+}
+
+// compactPara is the most condensed form of a section: the request, the
+// commands, failures, the user's answers and the files named, in one
+// paragraph.
+func (tk *task) compactPara(d detail) string {
+	var ss []string
+	firstUser := true
+	var fails, asks []string
+	var paths []string
+	seen := map[string]bool{}
+	addPath := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	others := 0
+	lastWords := ""
+	for _, t := range tk.turns {
+		switch t.role {
+		case roleUser:
+			if firstUser {
+				if p := userPara(t, true, d); p != "" {
+					ss = append(ss, p)
+				}
+				firstUser = false
+			}
+			for _, m := range t.mentioned {
+				if isMentionPath(m) {
+					addPath(m)
+				}
+			}
+		case roleAssistant:
+			for k := range t.items {
+				it := &t.items[k]
+				ev := it.ev
+				if ev == nil {
+					if w, _ := it.prose(false); w != "" {
+						lastWords = w
+					}
+					continue
+				}
+				switch {
+				case ev.fail:
+					fails = append(fails, ev.full)
+				case ev.decision:
+					asks = append(asks, ev.full)
+				case len(ev.paths) > 0:
+					for _, p := range ev.paths {
+						addPath(p)
+					}
+				default:
+					others++
+				}
+			}
+		}
+	}
+	if len(paths) > 0 {
+		ls := make([]string, 0, min(len(paths), d.maxPaths))
+		for _, p := range paths[:min(len(paths), d.maxPaths)] {
+			ls = append(ls, pathLink(p))
+		}
+		s := "You worked with " + joinList(ls)
+		if n := len(paths) - len(ls); n > 0 {
+			s = "You worked with " + strings.Join(ls, ", ") + " and " + strconv.Itoa(n) + " more files or folders"
+		}
+		ss = append(ss, s+".")
+	}
+	if others > 0 {
+		ss = append(ss, "You also made "+count(others, "other tool call")+".")
+	}
+	if n := len(asks) - d.maxAsks; n > 0 {
+		ss = append(ss, "You asked the user "+count(n, "earlier question")+" as well.")
+		asks = asks[n:]
+	}
+	ss = append(ss, asks...)
+	if n := len(fails) - d.maxFails; n > 0 {
+		ss = append(ss, count(n, "earlier call")+" failed.")
+		fails = fails[n:]
+	}
+	ss = append(ss, fails...)
+	if lastWords != "" {
+		ss = append(ss, "You last said: "+quote(excerpt(lastWords, 1, 160)))
+	}
+	if len(ss) == 0 {
+		return ""
+	}
+	return strings.Join(ss, " ")
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// merged stands for the oldest tasks when even their condensed sections do
+// not fit: two sentences naming the first and last request, then the files.
+func merged(tasks []*task, all []string, maxFiles int, fails int) string {
+	files, extra := all[:min(len(all), maxFiles)], max(len(all)-maxFiles, 0)
+	var b strings.Builder
+	b.WriteString("## " + mergedHeading + "\n\n")
+	b.WriteString("Before the sections below, the user made " + count(len(tasks), "further request") +
+		", from “" + clause(tasks[0].heading, 80) + "” to “" + clause(tasks[len(tasks)-1].heading, 80) + "”.")
+	if len(files) > 0 {
+		ls := make([]string, len(files))
+		for i, f := range files {
+			ls[i] = pathLink(f)
+		}
+		b.WriteString(" Along the way you worked with " + strings.Join(ls, ", "))
+		if extra > 0 {
+			b.WriteString(" and " + strconv.Itoa(extra) + " more files or folders")
+		}
+		b.WriteString(".")
+	} else {
+		b.WriteString(" No files were named in them.")
+	}
+	if fails > 0 {
+		b.WriteString(" " + count(fails, "tool call") + " failed in them.")
+	}
+	return b.String()
+}

@@ -1,0 +1,416 @@
+package cascade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/history"
+)
+
+// Attempt outcomes.
+const (
+	OutcomeOK       = "ok"
+	OutcomeError    = "error"
+	OutcomeTimeout  = "timeout"
+	OutcomeTooShort = "too-short"
+)
+
+// Input is what the cascade sends to every model.
+type Input struct {
+	System string
+	User   string
+}
+
+// Try is one HTTP request (or builtin call) within an attempt.
+type Try struct {
+	N int `json:"n"`
+	// Status is the HTTP status, 0 when no response came.
+	Status    int    `json:"status,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Transient bool   `json:"transient,omitempty"`
+	LatencyMs int64  `json:"latencyMs"`
+	// RateWaitMs is the time spent waiting for the provider's rate limit
+	// before this try.
+	RateWaitMs int64 `json:"rateWaitMs,omitempty"`
+	// RetryAfterMs is the delay the server asked for, nil when it did not.
+	RetryAfterMs *int64 `json:"retryAfterMs,omitempty"`
+	// WaitMs is the pause before the next try, 0 when there was none.
+	WaitMs    int64  `json:"waitMs,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// Attempt is one model of the cascade.
+type Attempt struct {
+	Model    string `json:"model"`
+	Provider string `json:"provider"`
+	APIModel string `json:"apiModel,omitempty"`
+	// Outcome is ok, error, timeout or too-short.
+	Outcome   string `json:"outcome"`
+	Error     string `json:"error,omitempty"`
+	LatencyMs int64  `json:"latencyMs"`
+	Tries     []Try  `json:"tries"`
+	// Temperature is the value sent, nil when none was.
+	Temperature     *float64 `json:"temperature"`
+	MaxOutputTokens int      `json:"maxOutputTokens"`
+	// Omitted lists parameters left out and why, e.g. "temperature
+	// (gpt-5.4-nano does not accept it)".
+	Omitted []string `json:"omitted,omitempty"`
+	// OutputChars is the trimmed answer's length in UTF-16 units.
+	OutputChars  int     `json:"outputChars"`
+	FinishReason string  `json:"finishReason,omitempty"`
+	RequestID    string  `json:"requestId,omitempty"`
+	Usage        Usage   `json:"usage"`
+	CostUSD      float64 `json:"costUsd"`
+}
+
+// Outcome is the result of a cascade run. Text is the trimmed answer of the
+// attempt that succeeded; Usage and CostUSD add up every attempt.
+type Outcome struct {
+	Text      string    `json:"text"`
+	Model     string    `json:"model,omitempty"`
+	Provider  string    `json:"provider,omitempty"`
+	Attempts  []Attempt `json:"attempts"`
+	Usage     Usage     `json:"usage"`
+	CostUSD   float64   `json:"costUsd"`
+	LatencyMs int64     `json:"latencyMs"`
+}
+
+// FailedError is returned by Run when no model succeeded. It lists every
+// attempt.
+type FailedError struct{ Attempts []Attempt }
+
+func (e *FailedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "history compression failed with all %d model(s):", len(e.Attempts))
+	for i, a := range e.Attempts {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s (%s): %s", a.Model, a.Provider, a.Outcome)
+		if a.Error != "" {
+			b.WriteString(": " + a.Error)
+		}
+		if len(a.Tries) > 1 {
+			fmt.Fprintf(&b, " [%d tries]", len(a.Tries))
+		}
+	}
+	return b.String()
+}
+
+// Cascade runs models in order until one gives a long enough answer. Run
+// and Describe are safe for concurrent use; rate limits are shared by all
+// runs of one Cascade.
+type Cascade struct {
+	Settings  Settings
+	Models    Models
+	Providers map[string]Provider
+	limiters  map[string]*rate.Limiter
+	rpm       map[string]int
+	secrets   []string
+}
+
+// Load builds a Cascade from the configuration.
+func Load(st *config.Store, getenv func(string) string) (*Cascade, error) {
+	s, err := LoadSettings(st)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := LoadModels(st)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := LoadProviders(st, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return New(s, ms, ps)
+}
+
+// NewProvider makes the provider of pc's kind.
+func NewProvider(pc ProviderConfig) (Provider, error) {
+	switch pc.Kind {
+	case KindGemini:
+		return NewGemini(pc), nil
+	case KindOpenAI, KindOpenAICompatible:
+		return NewOpenAI(pc), nil
+	case KindAnthropic:
+		return NewAnthropic(pc), nil
+	case KindBuiltin:
+		return NewBuiltin(pc), nil
+	}
+	return nil, fmt.Errorf("providers.%s: unknown kind %q", pc.Name, pc.Kind)
+}
+
+// New builds a Cascade. Every model must name a provider of provs, and
+// every id of s.Models must be in the table.
+func New(s Settings, models Models, provs []ProviderConfig) (*Cascade, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cascade{
+		Settings:  s,
+		Models:    models,
+		Providers: map[string]Provider{},
+		limiters:  map[string]*rate.Limiter{},
+		rpm:       map[string]int{},
+	}
+	for _, pc := range provs {
+		if _, dup := c.Providers[pc.Name]; dup {
+			return nil, fmt.Errorf("providers.%s: defined twice", pc.Name)
+		}
+		p, err := NewProvider(pc)
+		if err != nil {
+			return nil, err
+		}
+		c.Providers[pc.Name] = p
+		if pc.RPM > 0 {
+			c.limiters[pc.Name] = newLimiter(pc.RPM)
+			c.rpm[pc.Name] = pc.RPM
+		}
+		if pc.APIKey != "" {
+			c.secrets = append(c.secrets, pc.APIKey)
+		}
+	}
+	for _, m := range models {
+		if _, ok := c.Providers[m.Provider]; !ok {
+			return nil, fmt.Errorf("models: %s: provider %q is not defined under providers:", m.ID, m.Provider)
+		}
+	}
+	for _, id := range s.Models {
+		if _, ok := models.Lookup(id); !ok {
+			return nil, fmt.Errorf("cascade.models: %q is not in the model table (models:)", id)
+		}
+	}
+	return c, nil
+}
+
+// newLimiter allows rpm requests per minute, evenly spaced (burst 1).
+func newLimiter(rpm int) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(float64(rpm)/60), 1)
+}
+
+// Order is the default order followed by fallback (the chat's own model)
+// when it is given and not already in it.
+func (c *Cascade) Order(fallback string) []string {
+	out := slices.Clone(c.Settings.Models)
+	if fallback != "" && !slices.Contains(out, fallback) {
+		out = append(out, fallback)
+	}
+	return out
+}
+
+// request is what an attempt at m sends, and what it leaves out.
+func (c *Cascade) request(in Input, m Model) (Request, []string) {
+	req := Request{System: in.System, User: in.User, Model: m.APIModel, MaxOutputTokens: c.Settings.MaxOutputTokens}
+	var omitted []string
+	if m.AcceptsTemperature {
+		t := c.Settings.Temperature
+		req.Temperature = &t
+	} else {
+		omitted = append(omitted, fmt.Sprintf("temperature (%s does not accept it)", m.ID))
+	}
+	if m.MaxOutputTokens > 0 && req.MaxOutputTokens > m.MaxOutputTokens {
+		omitted = append(omitted, fmt.Sprintf("max output tokens %d (capped at %s's %d)", req.MaxOutputTokens, m.ID, m.MaxOutputTokens))
+		req.MaxOutputTokens = m.MaxOutputTokens
+	}
+	return req, omitted
+}
+
+// Describe says what Run would send to each model of order.
+func (c *Cascade) Describe(in Input, order []string) []DryRun {
+	out := make([]DryRun, 0, len(order))
+	for _, id := range order {
+		m, ok := c.Models.Lookup(id)
+		if !ok {
+			out = append(out, DryRun{Model: id, Error: "not in the model table"})
+			continue
+		}
+		p := c.Providers[m.Provider]
+		if p == nil {
+			out = append(out, DryRun{Model: id, Provider: m.Provider, Error: "provider not configured"})
+			continue
+		}
+		req, omitted := c.request(in, m)
+		req.Timeout = c.Settings.Timeout
+		d := p.Describe(req)
+		d.Model = id
+		d.Omitted = append(omitted, d.Omitted...)
+		d.RPM = c.rpm[m.Provider]
+		d.URL = c.scrub(d.URL)
+		d.Error = c.scrub(d.Error)
+		out = append(out, d)
+	}
+	return out
+}
+
+func (c *Cascade) scrub(s string) string { return scrub(s, c.secrets...) }
+
+// Run tries the models of order (see Order) until one answers with at least
+// MinOutputChars UTF-16 units of trimmed text. The Outcome is returned even
+// with an error: a *FailedError when every model failed, or the context's
+// error when ctx ended.
+func (c *Cascade) Run(ctx context.Context, in Input, order []string) (*Outcome, error) {
+	start := time.Now()
+	out := &Outcome{Attempts: []Attempt{}}
+	finish := func() { out.LatencyMs = time.Since(start).Milliseconds() }
+	for _, id := range order {
+		a, text := c.attempt(ctx, in, id)
+		out.Attempts = append(out.Attempts, a)
+		out.Usage = out.Usage.Add(a.Usage)
+		out.CostUSD += a.CostUSD
+		if a.Outcome == OutcomeOK {
+			out.Text, out.Model, out.Provider = text, a.Model, a.Provider
+			finish()
+			return out, nil
+		}
+		if err := ctx.Err(); err != nil {
+			finish()
+			return out, fmt.Errorf("history compression stopped after %d model(s): %w", len(out.Attempts), err)
+		}
+	}
+	finish()
+	if len(order) == 0 {
+		return out, errors.New("history compression: no models to try")
+	}
+	return out, &FailedError{Attempts: out.Attempts}
+}
+
+// attempt runs one model: tries with retries of transient faults, within
+// Settings.Timeout.
+func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, string) {
+	start := time.Now()
+	a := Attempt{Model: id, Tries: []Try{}}
+	done := func(outcome, msg string) (Attempt, string) {
+		a.Outcome, a.Error = outcome, c.scrub(msg)
+		a.LatencyMs = time.Since(start).Milliseconds()
+		return a, ""
+	}
+	m, ok := c.Models.Lookup(id)
+	if !ok {
+		return done(OutcomeError, fmt.Sprintf("model %q is not in the model table", id))
+	}
+	a.Provider, a.APIModel = m.Provider, m.APIModel
+	p := c.Providers[m.Provider]
+	if p == nil {
+		return done(OutcomeError, fmt.Sprintf("provider %q is not configured", m.Provider))
+	}
+	req, omitted := c.request(in, m)
+	a.Temperature, a.MaxOutputTokens, a.Omitted = req.Temperature, req.MaxOutputTokens, omitted
+
+	actx, cancel := context.WithTimeout(ctx, c.Settings.Timeout)
+	defer cancel()
+	timedOut := func() (Attempt, string) {
+		return done(OutcomeTimeout, fmt.Sprintf("no answer within %v", c.Settings.Timeout))
+	}
+	for n := 1; ; n++ {
+		tr := Try{N: n}
+		if lim := c.limiters[m.Provider]; lim != nil {
+			w0 := time.Now()
+			err := lim.Wait(actx)
+			tr.RateWaitMs = time.Since(w0).Milliseconds()
+			if err != nil {
+				tr.Error = "rate limit: " + err.Error()
+				a.Tries = append(a.Tries, tr)
+				if ctx.Err() != nil {
+					return done(OutcomeError, ctx.Err().Error())
+				}
+				return timedOut()
+			}
+		}
+		t0 := time.Now()
+		res, err := p.Generate(actx, req)
+		tr.LatencyMs = time.Since(t0).Milliseconds()
+		if err == nil {
+			tr.Status, tr.RequestID = res.HTTPStatus, res.RequestID
+			a.Tries = append(a.Tries, tr)
+			a.Usage = a.Usage.Add(res.Usage)
+			a.CostUSD = m.Cost(a.Usage)
+			a.FinishReason, a.RequestID = res.FinishReason, res.RequestID
+			for _, o := range res.Omitted {
+				a.Omitted = append(a.Omitted, o)
+				if strings.HasPrefix(o, "temperature") {
+					a.Temperature = nil
+				}
+			}
+			text := TrimJS(res.Text)
+			a.OutputChars = history.Len16(text)
+			if a.OutputChars < c.Settings.MinOutputChars {
+				return done(OutcomeTooShort, fmt.Sprintf("answer of %d characters after trimming, under %d (finish reason %q)", a.OutputChars, c.Settings.MinOutputChars, res.FinishReason))
+			}
+			a.Outcome = OutcomeOK
+			a.LatencyMs = time.Since(start).Milliseconds()
+			return a, text
+		}
+		var pe *Error
+		if !errors.As(err, &pe) {
+			pe = &Error{Provider: m.Provider, Msg: err.Error()}
+		}
+		tr.Status, tr.Error, tr.Transient, tr.RequestID = pe.Status, c.scrub(pe.Error()), pe.Transient, pe.RequestID
+		if pe.HasRetryAfter {
+			ms := pe.RetryAfter.Milliseconds()
+			tr.RetryAfterMs = &ms
+		}
+		switch {
+		case ctx.Err() != nil:
+			a.Tries = append(a.Tries, tr)
+			return done(OutcomeError, ctx.Err().Error())
+		case pe.Timeout || actx.Err() != nil:
+			a.Tries = append(a.Tries, tr)
+			return timedOut()
+		case !pe.Transient:
+			a.Tries = append(a.Tries, tr)
+			return done(OutcomeError, pe.Error())
+		case n >= c.Settings.Retry.MaxTries:
+			a.Tries = append(a.Tries, tr)
+			return done(OutcomeError, fmt.Sprintf("%s (gave up after %d tries)", pe.Error(), n))
+		}
+		wait := c.backoff(n)
+		if pe.HasRetryAfter {
+			wait = pe.RetryAfter
+		}
+		if dl, ok := actx.Deadline(); ok && time.Until(dl) <= wait {
+			a.Tries = append(a.Tries, tr)
+			return done(OutcomeError, fmt.Sprintf("%s (a retry in %v would not fit in the attempt's %v)", pe.Error(), wait.Round(time.Millisecond), c.Settings.Timeout))
+		}
+		tr.WaitMs = wait.Milliseconds()
+		a.Tries = append(a.Tries, tr)
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-actx.Done():
+				t.Stop()
+				if ctx.Err() != nil {
+					return done(OutcomeError, ctx.Err().Error())
+				}
+				return timedOut()
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// backoff is the pause after the n-th try: a random time in [d/2, d],
+// d = min(MaxDelay, BaseDelay·2^(n-1)).
+func (c *Cascade) backoff(n int) time.Duration {
+	r := c.Settings.Retry
+	d := r.BaseDelay
+	for i := 1; i < n && d < r.MaxDelay; i++ {
+		d *= 2
+	}
+	if r.MaxDelay > 0 && d > r.MaxDelay {
+		d = r.MaxDelay
+	}
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(d-half)+1))
+}

@@ -1,0 +1,299 @@
+package cascade
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/compactlab/compact/internal/config"
+)
+
+// ProviderConfig is one entry of providers: with its key resolved. Its
+// String and GoString forms leave the key out; so does its JSON.
+type ProviderConfig struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// BaseURL is the server root (http://127.0.0.1:8080); the client adds
+	// the provider's path (/v1beta/models/…, /v1/chat/completions,
+	// /v1/messages).
+	BaseURL string `json:"baseUrl"`
+	APIKey  string `json:"-"`
+	// KeySource says where APIKey came from ("env OPENAI_API_KEY",
+	// "file providers.openai.api_key") or, when it is empty, where it was
+	// looked for ("missing: OPENAI_API_KEY, providers.openai.api_key").
+	KeySource string `json:"keySource"`
+	// RPM limits requests per minute to this provider across goroutines;
+	// 0: no limit.
+	RPM int `json:"rpm"`
+	// MaxTokensField is the request field that carries the output limit on
+	// an openai-compatible server: max_tokens (default) or
+	// max_completion_tokens. The openai kind always sends
+	// max_completion_tokens.
+	MaxTokensField string `json:"maxTokensField,omitempty"`
+	// TargetChars is the briefing size the builtin writer aims at.
+	TargetChars int `json:"targetChars,omitempty"`
+	// HTTPClient is the base client; nil: a client with its own transport.
+	HTTPClient *http.Client `json:"-"`
+}
+
+func (p ProviderConfig) String() string {
+	key := "none"
+	if p.APIKey != "" {
+		key = Redacted
+	}
+	return fmt.Sprintf("{%s %s %s key=%s (%s) rpm=%d}", p.Name, p.Kind, p.BaseURL, key, p.KeySource, p.RPM)
+}
+
+// GoString keeps %#v from printing the key.
+func (p ProviderConfig) GoString() string { return "cascade.ProviderConfig" + p.String() }
+
+// Default server roots.
+const (
+	DefaultGeminiBaseURL    = "https://generativelanguage.googleapis.com"
+	DefaultOpenAIBaseURL    = "https://api.openai.com"
+	DefaultAnthropicBaseURL = "https://api.anthropic.com"
+)
+
+var kindDefaults = map[string]struct {
+	baseURL string
+	keyEnvs []string
+	urlEnv  string
+}{
+	// GOOGLE_API_KEY first, as genai itself does (and says in the warning
+	// it logs when both are set).
+	KindGemini:    {DefaultGeminiBaseURL, []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, "COMPACT_GEMINI_BASE_URL"},
+	KindOpenAI:    {DefaultOpenAIBaseURL, []string{"OPENAI_API_KEY"}, "COMPACT_OPENAI_BASE_URL"},
+	KindAnthropic: {DefaultAnthropicBaseURL, []string{"ANTHROPIC_API_KEY"}, "COMPACT_ANTHROPIC_BASE_URL"},
+}
+
+var providerKeys = map[string]bool{
+	"kind": true, "base_url": true, "api_key_env": true, "api_key": true, "rpm": true, "max_tokens_field": true,
+}
+
+// LoadProviders reads the providers: section of st. getenv supplies the
+// environment (os.Getenv in the program, a map in tests).
+//
+// Base URL: COMPACT_GEMINI_BASE_URL, COMPACT_OPENAI_BASE_URL or
+// COMPACT_ANTHROPIC_BASE_URL for the provider of that name, else
+// providers.<name>.base_url, else the public endpoint (required for
+// openai-compatible). Key: the variable named by providers.<name>.api_key_env,
+// else the kind's usual variables (GOOGLE_API_KEY then GEMINI_API_KEY,
+// OPENAI_API_KEY, ANTHROPIC_API_KEY), else providers.<name>.api_key.
+func LoadProviders(st *config.Store, getenv func(string) string) ([]ProviderConfig, error) {
+	raw := st.Get("providers")
+	if raw == nil {
+		return nil, fmt.Errorf("providers: section missing")
+	}
+	section, ok := toStringMap(raw)
+	if !ok {
+		return nil, fmt.Errorf("providers: want a mapping of provider names, got %T", raw)
+	}
+	names := make([]string, 0, len(section))
+	for n := range section {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	targetChars := st.Int("compression" + config.Delim + "target_chars")
+	var out []ProviderConfig
+	for _, name := range names {
+		entry, ok := toStringMap(section[name])
+		if !ok && section[name] != nil {
+			return nil, fmt.Errorf("providers.%s: want a mapping (kind, base_url, api_key_env, rpm), got %T", name, section[name])
+		}
+		var unknown []string
+		for k := range entry {
+			if !providerKeys[k] {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			return nil, fmt.Errorf("providers.%s: unknown key %s (known: kind, base_url, api_key_env, api_key, rpm, max_tokens_field)", name, strings.Join(unknown, ", "))
+		}
+		key := func(k string) string { return "providers" + config.Delim + name + config.Delim + k }
+		pc := ProviderConfig{
+			Name:           name,
+			Kind:           st.String(key("kind")),
+			BaseURL:        st.String(key("base_url")),
+			RPM:            st.Int(key("rpm")),
+			MaxTokensField: st.String(key("max_tokens_field")),
+		}
+		if pc.Kind == "" {
+			switch name {
+			case KindGemini, KindOpenAI, KindAnthropic, KindBuiltin:
+				pc.Kind = name
+			default:
+				return nil, fmt.Errorf("providers.%s: kind is missing (gemini, openai, openai-compatible, anthropic or builtin)", name)
+			}
+		}
+		if pc.Kind == KindBuiltin {
+			pc.TargetChars = targetChars
+		}
+		keyEnv := st.String(key("api_key_env"))
+		fileKey := st.String(key("api_key"))
+		if err := resolve(&pc, keyEnv, fileKey, getenv); err != nil {
+			return nil, err
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// resolve fills in the defaults, the environment overrides and the key of
+// pc, and checks it.
+func resolve(pc *ProviderConfig, keyEnv, fileKey string, getenv func(string) string) error {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	switch pc.Kind {
+	case KindGemini, KindOpenAI, KindAnthropic, KindOpenAICompatible, KindBuiltin:
+	default:
+		return fmt.Errorf("providers.%s: unknown kind %q (gemini, openai, openai-compatible, anthropic or builtin)", pc.Name, pc.Kind)
+	}
+	if pc.RPM < 0 {
+		return fmt.Errorf("providers.%s: rpm must be ≥ 0, got %d", pc.Name, pc.RPM)
+	}
+	if pc.Kind == KindBuiltin {
+		return nil
+	}
+	d := kindDefaults[pc.Kind]
+	if d.urlEnv != "" && pc.Name == pc.Kind {
+		if v := strings.TrimSpace(getenv(d.urlEnv)); v != "" {
+			pc.BaseURL = v
+		}
+	}
+	if pc.BaseURL == "" {
+		if d.baseURL == "" {
+			return fmt.Errorf("providers.%s: base_url is required for kind %s", pc.Name, pc.Kind)
+		}
+		pc.BaseURL = d.baseURL
+	}
+	u, err := url.Parse(pc.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil {
+		return fmt.Errorf("providers.%s: base_url %q is not an http(s) server root such as http://127.0.0.1:8080", pc.Name, scrub(pc.BaseURL, fileKey))
+	}
+	switch pc.MaxTokensField {
+	case "":
+		if pc.Kind == KindOpenAICompatible {
+			pc.MaxTokensField = "max_tokens"
+		}
+	case "max_tokens", "max_completion_tokens":
+		if pc.Kind != KindOpenAICompatible {
+			return fmt.Errorf("providers.%s: max_tokens_field applies to kind openai-compatible only", pc.Name)
+		}
+	default:
+		return fmt.Errorf("providers.%s: max_tokens_field must be max_tokens or max_completion_tokens, got %q", pc.Name, pc.MaxTokensField)
+	}
+	envs := d.keyEnvs
+	if keyEnv != "" {
+		envs = []string{keyEnv}
+	}
+	if pc.APIKey == "" {
+		for _, e := range envs {
+			if v := strings.TrimSpace(getenv(e)); v != "" {
+				pc.APIKey, pc.KeySource = v, "env "+e
+				break
+			}
+		}
+	}
+	if pc.APIKey == "" && fileKey != "" {
+		pc.APIKey, pc.KeySource = fileKey, "file providers."+pc.Name+".api_key"
+	}
+	if pc.APIKey == "" && pc.KeySource == "" {
+		where := append(append([]string{}, envs...), "providers."+pc.Name+".api_key")
+		pc.KeySource = "missing: " + strings.Join(where, ", ")
+	}
+	return nil
+}
+
+// Settings are the cascade's parameters (configs/compact.yaml, cascade:).
+type Settings struct {
+	// Models is the default order, tried first to last.
+	Models []string
+	// Timeout is each attempt's budget, retries included.
+	Timeout         time.Duration
+	Temperature     float64
+	MaxOutputTokens int
+	// MinOutputChars: a trimmed answer shorter than this, in UTF-16 units,
+	// is "too short".
+	MinOutputChars int
+	Retry          Retry
+}
+
+// Retry bounds the retries of transient faults within one attempt.
+type Retry struct {
+	// MaxTries counts the first try; 1: no retries.
+	MaxTries int
+	// The n-th retry waits a random time in [d/2, d], d = min(MaxDelay,
+	// BaseDelay·2^(n-1)), unless the server said how long (Retry-After).
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+}
+
+// DefaultSettings are upstream's (e3e) values.
+func DefaultSettings() Settings {
+	return Settings{
+		Models:          []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5"},
+		Timeout:         30 * time.Second,
+		Temperature:     0.1,
+		MaxOutputTokens: 20000,
+		MinOutputChars:  30,
+		Retry:           Retry{MaxTries: 4, BaseDelay: 500 * time.Millisecond, MaxDelay: 8 * time.Second},
+	}
+}
+
+// LoadSettings reads the cascade: section of st; absent keys keep the
+// defaults.
+func LoadSettings(st *config.Store) (Settings, error) {
+	s := DefaultSettings()
+	key := func(k string) string { return "cascade" + config.Delim + k }
+	if st.IsSet(key("models")) {
+		s.Models = st.Strings(key("models"))
+	}
+	if st.IsSet(key("timeout")) {
+		s.Timeout = st.Duration(key("timeout"))
+	}
+	if st.IsSet(key("temperature")) {
+		s.Temperature = st.Float(key("temperature"))
+	}
+	if st.IsSet(key("max_output_tokens")) {
+		s.MaxOutputTokens = st.Int(key("max_output_tokens"))
+	}
+	if st.IsSet(key("min_output_chars")) {
+		s.MinOutputChars = st.Int(key("min_output_chars"))
+	}
+	if st.IsSet(key("max_tries")) {
+		s.Retry.MaxTries = st.Int(key("max_tries"))
+	}
+	if st.IsSet(key("backoff_base")) {
+		s.Retry.BaseDelay = st.Duration(key("backoff_base"))
+	}
+	if st.IsSet(key("backoff_max")) {
+		s.Retry.MaxDelay = st.Duration(key("backoff_max"))
+	}
+	return s, s.Validate()
+}
+
+// Validate checks s.
+func (s Settings) Validate() error {
+	switch {
+	case len(s.Models) == 0:
+		return fmt.Errorf("cascade.models: the list is empty")
+	case s.Timeout <= 0:
+		return fmt.Errorf("cascade.timeout must be > 0, got %v", s.Timeout)
+	case s.Temperature < 0 || s.Temperature > 2:
+		return fmt.Errorf("cascade.temperature must be in [0, 2], got %v", s.Temperature)
+	case s.MaxOutputTokens <= 0:
+		return fmt.Errorf("cascade.max_output_tokens must be > 0, got %d", s.MaxOutputTokens)
+	case s.MinOutputChars < 0:
+		return fmt.Errorf("cascade.min_output_chars must be ≥ 0, got %d", s.MinOutputChars)
+	case s.Retry.MaxTries < 1:
+		return fmt.Errorf("cascade.max_tries must be ≥ 1, got %d", s.Retry.MaxTries)
+	case s.Retry.BaseDelay < 0 || s.Retry.MaxDelay < 0:
+		return fmt.Errorf("cascade.backoff_base and backoff_max must be ≥ 0")
+	}
+	return nil
+}

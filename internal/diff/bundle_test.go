@@ -1,0 +1,265 @@
+package diff
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// corpusChannel is a channel of real bundles from the conformance corpus.
+const corpusChannel = "../../testdata/conformance/v9-chained-compressions/expected/messages/experiments-data/history-compression/prerelease"
+
+// copyDir copies a directory tree.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeReplay writes replays/<run>/output.md and replay.json; an empty
+// startedAt leaves it out of the record.
+func fakeReplay(t *testing.T, bundle, run, output, startedAt string) {
+	t.Helper()
+	dir := filepath.Join(bundle, ReplaysDir, run)
+	if output != "\x00none" {
+		writeFile(t, filepath.Join(dir, ReplayOutputFile), output)
+	}
+	rec := `{"model": "builtin", "attempts": [], "usage": {"inputTokens": 1, "outputTokens": 2}, "costUsd": 0, "pack": "default", "systemSha256": "x", "userSha256": "y", "toolVersion": "dev"`
+	if startedAt != "" {
+		rec += `, "startedAt": "` + startedAt + `"`
+	}
+	writeFile(t, filepath.Join(dir, ReplayRecordFile), rec+"}")
+}
+
+func TestFindBundlesUnderChannelChatAndBundle(t *testing.T) {
+	root := t.TempDir()
+	copyDir(t, corpusChannel, root)
+	fakeReplay(t, filepath.Join(root, "001-long-running-refactor", "compression-001"), "builtin", "## X\n\ny", "2026-07-01T10:00:00Z")
+	if err := os.MkdirAll(filepath.Join(root, ".staging", "compression-001"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, ".staging", "compression-001", "actual-output.md"), "x")
+	all, err := FindBundles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 10 {
+		t.Fatalf("channel: %d bundles, want 10: %v", len(all), all)
+	}
+	chat, _ := FindBundles(filepath.Join(root, "002-short-chain-with-large-summaries"))
+	if len(chat) != 3 {
+		t.Errorf("chat: %v", chat)
+	}
+	one, _ := FindBundles(all[0])
+	if d := cmp.Diff([]string{all[0]}, one); d != "" {
+		t.Errorf("bundle (-want +got):\n%s", d)
+	}
+	if _, err := FindBundles(filepath.Join(all[0], "actual-output.md")); err == nil {
+		t.Error("a file as PATH: want an error")
+	}
+}
+
+func TestNewestReplayByStartedAtThenMtime(t *testing.T) {
+	b := t.TempDir()
+	writeFile(t, filepath.Join(b, "actual-output.md"), "## A\n\nx")
+	fakeReplay(t, b, "zeta", "## Z\n\nold", "2026-06-01T10:00:00Z")
+	fakeReplay(t, b, "alpha", "## A\n\nnew", "2026-07-01T10:00:00+02:00")
+	in, err := LoadBundle(b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Run != "alpha" || !in.Replay.Newest || in.B != "## A\n\nnew" {
+		t.Errorf("picked %s (newest %v): %q", in.Run, in.Replay.Newest, in.B)
+	}
+	// A run without startedAt falls back to its directory's mtime.
+	fakeReplay(t, b, "later", "## L\n\nlatest", "")
+	future := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(b, ReplaysDir, "later"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := LoadBundle(b, Options{}); in.Run != "later" {
+		t.Errorf("picked %s, want later (mtime)", in.Run)
+	}
+	if in, _ := LoadBundle(b, Options{Run: "zeta"}); in.Run != "zeta" || in.Replay.Newest {
+		t.Errorf("--run zeta picked %s", in.Run)
+	}
+}
+
+func TestLoadBundleBadInput(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, b string)
+		run   string
+		want  string // substring of the error
+	}{
+		{"no replay", func(t *testing.T, b string) {}, "", "no replay (nothing under replays/)"},
+		{"unknown run", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "## B\n\ny", "") }, "gpt", `no replay named "gpt" (have: builtin)`},
+		{"missing output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "\x00none", "") }, "", "output.md is missing"},
+		{"empty output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "  \n", "") }, "", "output.md is empty"},
+		{"binary output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "PK\x03\x04\x00\x00", "") }, "", "output.md is not text (NUL byte at offset 4)"},
+		{"invalid UTF-8 output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "## B\n\n\xff", "") }, "", "is not text (invalid UTF-8 at offset 6)"},
+		{"empty actual", func(t *testing.T, b string) {
+			writeFile(t, filepath.Join(b, "actual-output.md"), "")
+			fakeReplay(t, b, "builtin", "## B\n\ny", "")
+		}, "", "actual-output.md is empty"},
+		{"missing actual", func(t *testing.T, b string) {
+			os.Remove(filepath.Join(b, "actual-output.md"))
+			fakeReplay(t, b, "builtin", "## B\n\ny", "")
+		}, "", "actual-output.md is missing"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := t.TempDir()
+			writeFile(t, filepath.Join(b, "actual-output.md"), "## A\n\nx")
+			writeFile(t, filepath.Join(b, "compact-history.xml"), "<user>hi</user>")
+			tc.setup(t, b)
+			_, err := LoadBundle(b, Options{Run: tc.run})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("LoadBundle = %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadBundleWarnsAboutJunkHistoryAndMetadata(t *testing.T) {
+	b := t.TempDir()
+	writeFile(t, filepath.Join(b, "actual-output.md"), "## A\n\nx")
+	writeFile(t, filepath.Join(b, "compact-history.xml"), "\x00\x01binary")
+	writeFile(t, filepath.Join(b, "metadata.json"), "{not json")
+	fakeReplay(t, b, "builtin", "## A\n\ny", "")
+	in, err := LoadBundle(b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.HasHistory || len(in.Warnings) != 2 {
+		t.Fatalf("HasHistory %v, warnings %q", in.HasHistory, in.Warnings)
+	}
+	c := Compare(in)
+	if c.A.KeptRatio != nil || c.Items != 0 {
+		t.Errorf("items measured without a history: %+v", c.A)
+	}
+}
+
+func TestLoadFilesFindsTheHistoryBesideA(t *testing.T) {
+	src := filepath.Join(corpusChannel, "001-long-running-refactor", "compression-002")
+	other := filepath.Join(t.TempDir(), "b.md")
+	writeFile(t, other, "## Refactor, second pass\n\nYou changed [](path:w1/src/module_1.ts).")
+	in, err := LoadFiles(filepath.Join(src, "actual-output.md"), other, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.HasHistory || !in.HasPrevious || in.PreviousChars != 1234 || in.Bundle != src || in.Profile != ProfileE3E {
+		t.Errorf("history %v previous %v %d bundle %s profile %s", in.HasHistory, in.HasPrevious, in.PreviousChars, in.Bundle, in.Profile)
+	}
+	loose := filepath.Join(t.TempDir(), "a.md")
+	writeFile(t, loose, "## A\n\nx")
+	in, err = LoadFiles(loose, other, Options{Profile: ProfileHead})
+	if err != nil || in.HasHistory || in.Bundle != loose || in.Profile != ProfileHead {
+		t.Errorf("loose: %v %v %s %s", err, in.HasHistory, in.Bundle, in.Profile)
+	}
+	if _, err := LoadFiles(loose, filepath.Join(t.TempDir(), "nope.md"), Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing B: %v", err)
+	}
+}
+
+// TestCorpusBundlesWithFakeReplays compares real bundles of the conformance
+// corpus with replays made from them: an identical copy, a copy that drops
+// a section and leaks the tag, and a bundle without a replay.
+func TestCorpusBundlesWithFakeReplays(t *testing.T) {
+	root := t.TempDir()
+	copyDir(t, corpusChannel, root)
+	dirs, err := FindBundles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range dirs {
+		if strings.HasSuffix(d, filepath.Join("002-short-chain-with-large-summaries", "compression-001")) {
+			continue // no replay
+		}
+		a, err := os.ReadFile(filepath.Join(d, "actual-output.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := string(a)
+		if i%2 == 1 {
+			secs := SplitSections(out)
+			// drop the first section, leak the tag
+			out = strings.Replace(out, "## "+secs[0].Heading+"\n"+secs[0].Body, "", 1) + "\n\n<previous-chat-history>x</previous-chat-history>"
+		}
+		fakeReplay(t, d, "builtin", out, "2026-07-01T10:00:00Z")
+	}
+	cs, errs := CompareBundles(dirs, Options{}, 3)
+	if len(cs) != 9 || len(errs) != 1 || !strings.Contains(errs[0].Error, "no replay") {
+		t.Fatalf("%d compared, errors %+v", len(cs), errs)
+	}
+	for _, c := range cs {
+		identical := c.A.Chars == c.B.Chars
+		if identical {
+			if len(c.Worse) != 0 || c.Similarity.RougeL.F1 != 1 || c.Similarity.SentenceReuse != 1 {
+				t.Errorf("%s: identical copy: worse %v, similarity %+v", c.Bundle, c.Worse, c.Similarity)
+			}
+			if d := cmp.Diff(c.A.Lost, c.B.Lost, cmpopts.IgnoreUnexported(Item{})); d != "" {
+				t.Errorf("%s: identical copy loses differently:\n%s", c.Bundle, d)
+			}
+			continue
+		}
+		if c.B.LeakCount <= c.A.LeakCount && !strings.HasSuffix(c.Bundle, "compression-007") {
+			t.Errorf("%s: the leak is not seen: A %d B %d", c.Bundle, c.A.LeakCount, c.B.LeakCount)
+		}
+		if c.SectionCounts[string(SectionOnlyA)] != 1 {
+			t.Errorf("%s: sections %v", c.Bundle, c.SectionCounts)
+		}
+	}
+	r := NewReport(cs, errs, nil)
+	var sizes []int
+	for _, ch := range r.Chains {
+		if strings.HasSuffix(ch.Chain, "001-long-running-refactor") {
+			sizes = ch.A
+		}
+	}
+	// The chain's actual sizes, in compression order, as metadata says.
+	if d := cmp.Diff([]int{1234, 17999, 18000, 25499, 25500, 31000, 2059}, sizes); d != "" {
+		t.Errorf("chain sizes (-want +got):\n%s", d)
+	}
+	// compression-007 shrank from 31000 to 2059 and leaked the tag.
+	for _, c := range cs {
+		if strings.HasSuffix(c.Bundle, "compression-007") {
+			if c.A.Shrink != 31000-2059 || c.A.LeakCount != 2 || c.Profile != ProfileE3E {
+				t.Errorf("compression-007: shrink %d leaks %d profile %s", c.A.Shrink, c.A.LeakCount, c.Profile)
+			}
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package diff
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+)
+
+// Report is the result of comparing many bundles: every comparison in
+// input order, the bundles that could not be compared, a summary table
+// sorted worst first, the sizes of each chain, and the --fail-on verdict.
+type Report struct {
+	Comparisons []*Comparison `json:"comparisons"`
+	Errors      []BundleError `json:"errors"`
+	Summary     Summary       `json:"summary"`
+	Chains      []Chain       `json:"chains"`
+	// FailOn lists the measures gated on; Failed the comparisons where B is
+	// worse than A on one of them.
+	FailOn []string  `json:"failOn"`
+	Failed []Failure `json:"failed"`
+}
+
+// Failure is one comparison where B is worse than A on a gated measure.
+type Failure struct {
+	Bundle  string `json:"bundle"`
+	Measure string `json:"measure"`
+	A       int    `json:"a"`
+	B       int    `json:"b"`
+}
+
+// Summary is the table of many comparisons.
+type Summary struct {
+	Compared int `json:"compared"`
+	Errors   int `json:"errors"`
+	// Worse counts, per measure, the comparisons where B is worse than A.
+	Worse   map[string]int `json:"worse"`
+	Totals  Totals         `json:"totals"`
+	Medians Medians        `json:"medians"`
+	// Rows has one row per comparison, worst first: most measures on
+	// which B is worse, then most items B lost beyond A, then most rule
+	// violations and leaks B has beyond A, then lowest ROUGE-L F1, then
+	// bundle name.
+	Rows []Row `json:"rows"`
+}
+
+// Totals sums each side over all comparisons.
+type Totals struct {
+	A SideTotals `json:"a"`
+	B SideTotals `json:"b"`
+}
+
+// SideTotals sums one side.
+type SideTotals struct {
+	Chars      int `json:"chars"`
+	Items      int `json:"items"`
+	Kept       int `json:"kept"`
+	Lost       int `json:"lost"`
+	LostPaths  int `json:"lostPaths"`
+	Leaks      int `json:"leaks"`
+	Violations int `json:"violations"`
+}
+
+// Medians are the medians over all comparisons (the mean of the two
+// middle values for an even count).
+type Medians struct {
+	A             SideMedians `json:"a"`
+	B             SideMedians `json:"b"`
+	RougeLF1      float64     `json:"rougeLF1"`
+	SentenceReuse float64     `json:"sentenceReuse"`
+}
+
+// SideMedians are the medians of one side. KeptRatio is null when no
+// comparison measured items.
+type SideMedians struct {
+	Chars      float64  `json:"chars"`
+	KeptRatio  *float64 `json:"keptRatio"`
+	Lost       float64  `json:"lost"`
+	Violations float64  `json:"violations"`
+}
+
+// Row is one comparison in the summary table.
+type Row struct {
+	Bundle    string   `json:"bundle"`
+	CharsA    int      `json:"charsA"`
+	CharsB    int      `json:"charsB"`
+	KeptA     *float64 `json:"keptRatioA"`
+	KeptB     *float64 `json:"keptRatioB"`
+	LostA     int      `json:"lostA"`
+	LostB     int      `json:"lostB"`
+	RulesA    int      `json:"rulesA"`
+	RulesB    int      `json:"rulesB"`
+	LeaksA    int      `json:"leaksA"`
+	LeaksB    int      `json:"leaksB"`
+	RougeLF1  float64  `json:"rougeLF1"`
+	Reuse     float64  `json:"sentenceReuse"`
+	Worse     []string `json:"worse"`
+	lostDelta int
+	ruleDelta int
+}
+
+// Chain is the size of each briefing of one chain (chat directory), in
+// compression order, so drift and bloat show.
+type Chain struct {
+	Chain        string   `json:"chain"`
+	Bundles      []string `json:"bundles"`
+	Compressions []int    `json:"compressions"`
+	A            []int    `json:"a"`
+	B            []int    `json:"b"`
+}
+
+// NewReport builds the report of comparisons cs and errors errs, gating on
+// the measures of failOn.
+func NewReport(cs []*Comparison, errs []BundleError, failOn []string) *Report {
+	r := &Report{Comparisons: cs, Errors: errs, FailOn: failOn, Failed: []Failure{}}
+	if r.Comparisons == nil {
+		r.Comparisons = []*Comparison{}
+	}
+	if r.Errors == nil {
+		r.Errors = []BundleError{}
+	}
+	if r.FailOn == nil {
+		r.FailOn = []string{}
+	}
+	for _, c := range cs {
+		for _, m := range failOn {
+			if c.WorseOn(m) {
+				a, b := measureValues(c, m)
+				r.Failed = append(r.Failed, Failure{Bundle: c.Bundle, Measure: m, A: a, B: b})
+			}
+		}
+	}
+	r.Summary = summarize(cs, len(errs))
+	r.Chains = chains(cs)
+	return r
+}
+
+// measureValues are A's and B's values of a gating measure.
+func measureValues(c *Comparison, m string) (int, int) {
+	switch m {
+	case MeasureLostPaths:
+		return c.A.LostPaths, c.B.LostPaths
+	case MeasureLeak:
+		return c.A.LeakCount, c.B.LeakCount
+	case MeasureRules:
+		return c.A.Violations, c.B.Violations
+	case MeasureShrink:
+		return c.A.Shrink, c.B.Shrink
+	}
+	return 0, 0
+}
+
+func summarize(cs []*Comparison, errs int) Summary {
+	s := Summary{Compared: len(cs), Errors: errs, Worse: map[string]int{}, Rows: []Row{}}
+	for _, m := range Measures {
+		s.Worse[m] = 0
+	}
+	var charsA, charsB, lostA, lostB, violA, violB, keptA, keptB, f1, reuse []float64
+	for _, c := range cs {
+		for _, m := range c.Worse {
+			s.Worse[m]++
+		}
+		addSide(&s.Totals.A, &c.A)
+		addSide(&s.Totals.B, &c.B)
+		charsA, charsB = append(charsA, float64(c.A.Chars)), append(charsB, float64(c.B.Chars))
+		lostA, lostB = append(lostA, float64(len(c.A.Lost))), append(lostB, float64(len(c.B.Lost)))
+		violA, violB = append(violA, float64(c.A.Violations)), append(violB, float64(c.B.Violations))
+		if c.A.KeptRatio != nil {
+			keptA = append(keptA, *c.A.KeptRatio)
+		}
+		if c.B.KeptRatio != nil {
+			keptB = append(keptB, *c.B.KeptRatio)
+		}
+		f1 = append(f1, c.Similarity.RougeL.F1)
+		reuse = append(reuse, c.Similarity.SentenceReuse)
+		s.Rows = append(s.Rows, Row{
+			Bundle: c.Bundle, CharsA: c.A.Chars, CharsB: c.B.Chars,
+			KeptA: c.A.KeptRatio, KeptB: c.B.KeptRatio,
+			LostA: len(c.A.Lost), LostB: len(c.B.Lost),
+			RulesA: c.A.Violations, RulesB: c.B.Violations,
+			LeaksA: c.A.LeakCount, LeaksB: c.B.LeakCount,
+			RougeLF1: c.Similarity.RougeL.F1, Reuse: c.Similarity.SentenceReuse,
+			Worse:     c.Worse,
+			lostDelta: len(c.B.Lost) - len(c.A.Lost),
+			ruleDelta: c.B.Violations + c.B.LeakCount - c.A.Violations - c.A.LeakCount,
+		})
+	}
+	s.Medians = Medians{
+		A:             SideMedians{Chars: median(charsA), KeptRatio: medianPtr(keptA), Lost: median(lostA), Violations: median(violA)},
+		B:             SideMedians{Chars: median(charsB), KeptRatio: medianPtr(keptB), Lost: median(lostB), Violations: median(violB)},
+		RougeLF1:      round4(median(f1)),
+		SentenceReuse: round4(median(reuse)),
+	}
+	sort.SliceStable(s.Rows, func(i, j int) bool {
+		a, b := s.Rows[i], s.Rows[j]
+		switch {
+		case len(a.Worse) != len(b.Worse):
+			return len(a.Worse) > len(b.Worse)
+		case a.lostDelta != b.lostDelta:
+			return a.lostDelta > b.lostDelta
+		case a.ruleDelta != b.ruleDelta:
+			return a.ruleDelta > b.ruleDelta
+		case a.RougeLF1 != b.RougeLF1:
+			return a.RougeLF1 < b.RougeLF1
+		}
+		return a.Bundle < b.Bundle
+	})
+	return s
+}
+
+func addSide(t *SideTotals, s *Side) {
+	t.Chars += s.Chars
+	t.Items += len(s.Kept) + len(s.Lost)
+	t.Kept += len(s.Kept)
+	t.Lost += len(s.Lost)
+	t.LostPaths += s.LostPaths
+	t.Leaks += s.LeakCount
+	t.Violations += s.Violations
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func medianPtr(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	m := round4(median(xs))
+	return &m
+}
+
+// chains groups the comparisons by chain, each in compression order.
+func chains(cs []*Comparison) []Chain {
+	by := map[string][]*Comparison{}
+	var names []string
+	for _, c := range cs {
+		if c.Chain == "" {
+			continue
+		}
+		if _, ok := by[c.Chain]; !ok {
+			names = append(names, c.Chain)
+		}
+		by[c.Chain] = append(by[c.Chain], c)
+	}
+	sort.Strings(names)
+	out := []Chain{}
+	for _, n := range names {
+		list := by[n]
+		sort.SliceStable(list, func(i, j int) bool {
+			if list[i].Compression != list[j].Compression {
+				return list[i].Compression < list[j].Compression
+			}
+			return list[i].Bundle < list[j].Bundle
+		})
+		ch := Chain{Chain: n}
+		for _, c := range list {
+			ch.Bundles = append(ch.Bundles, c.Bundle)
+			ch.Compressions = append(ch.Compressions, c.Compression)
+			ch.A = append(ch.A, c.A.Chars)
+			ch.B = append(ch.B, c.B.Chars)
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// WriteJSON writes the report as indented JSON without HTML escaping.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}

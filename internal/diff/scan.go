@@ -1,0 +1,302 @@
+package diff
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Hand-written scanners for the patterns of items.go. Each is equivalent
+// to the regular expression quoted in its comment (RE2 syntax, leftmost
+// matches), and several times faster than package regexp on 30000-character
+// briefings.
+
+// link is one markdown link: s[start:end] is the whole link.
+type link struct {
+	start, end int
+	target     string
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+// scanLinks finds the markdown links of s:
+//
+//	\[[^\]\n]*\]\(([^)\s]+)(?:\s+"[^"\n]*")?\)
+//
+// which covers [label](target), ![alt](target) and [label](target "title").
+func scanLinks(s string) []link {
+	var out []link
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], '[')
+		if k < 0 {
+			break
+		}
+		start := i + k
+		if l, ok := linkAt(s, start); ok {
+			out = append(out, l)
+			i = l.end
+			continue
+		}
+		i = start + 1
+	}
+	return out
+}
+
+// linkAt matches a link that starts at s[start] == '['.
+func linkAt(s string, start int) (link, bool) {
+	j := start + 1
+	for j < len(s) && s[j] != ']' && s[j] != '\n' {
+		j++
+	}
+	if j+1 >= len(s) || s[j] != ']' || s[j+1] != '(' {
+		return link{}, false
+	}
+	t := j + 2
+	e := t
+	for e < len(s) && s[e] != ')' && !isSpace(s[e]) {
+		e++
+	}
+	if e == t || e >= len(s) {
+		return link{}, false
+	}
+	target := s[t:e]
+	if s[e] == ')' {
+		return link{start: start, end: e + 1, target: target}, true
+	}
+	// white space, then a "title", then ')'
+	q := e
+	for q < len(s) && isSpace(s[q]) {
+		q++
+	}
+	if q >= len(s) || s[q] != '"' {
+		return link{}, false
+	}
+	q++
+	for q < len(s) && s[q] != '"' && s[q] != '\n' {
+		q++
+	}
+	if q+1 >= len(s) || s[q] != '"' || s[q+1] != ')' {
+		return link{}, false
+	}
+	return link{start: start, end: q + 2, target: target}, true
+}
+
+// linkPaths returns the targets of the path: and wsfile: links of s,
+// without a trailing '/'.
+func linkPaths(s string) []string {
+	var out []string
+	for _, l := range scanLinks(s) {
+		var p string
+		switch {
+		case strings.HasPrefix(l.target, "path:"):
+			p = l.target[len("path:"):]
+		case strings.HasPrefix(l.target, "wsfile:"):
+			p = l.target[len("wsfile:"):]
+		default:
+			continue
+		}
+		if p = strings.TrimRight(p, "/"); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mdLinks returns the targets of the markdown links of s that are not
+// path, wsfile or slash links.
+func mdLinks(s string) []string {
+	var out []string
+	for _, l := range scanLinks(s) {
+		t := l.target
+		if strings.HasPrefix(t, "path:") || strings.HasPrefix(t, "wsfile:") || strings.HasPrefix(t, "slash:") {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// maskLinks blanks every markdown link of s (same length), so that the
+// targets are not found again as plain paths.
+func maskLinks(s string) string {
+	ls := scanLinks(s)
+	if len(ls) == 0 {
+		return s
+	}
+	b := []byte(s)
+	for _, l := range ls {
+		for i := l.start; i < l.end; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// plainPaths returns the plain paths of s in order (see the Paths comment
+// in items.go), matching
+//
+//	w[0-9][\p{Ll}\p{N}]{0,7}/[\p{L}\p{N}_.\-@+~%/]*
+//
+// and then dropping a match that follows a path character or ':'. Link
+// spans should be masked out first (maskLinks).
+func plainPaths(s string) []string {
+	var out []string
+	for i := 0; i+2 < len(s); {
+		k := strings.IndexByte(s[i:], 'w')
+		if k < 0 {
+			break
+		}
+		w := i + k
+		end, ok := pathAt(s, w)
+		if !ok {
+			i = w + 1
+			continue
+		}
+		i = end
+		if w > 0 {
+			r, _ := utf8.DecodeLastRuneInString(s[:w])
+			if isPathRune(r) || r == ':' {
+				continue
+			}
+		}
+		if p := cleanPath(s[w:end]); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pathAt matches a mount-prefixed path at s[w] == 'w' and returns its end.
+func pathAt(s string, w int) (int, bool) {
+	j := w + 1
+	if j >= len(s) || s[j] < '0' || s[j] > '9' {
+		return 0, false
+	}
+	j++
+	n := 0
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !(unicode.IsLower(r) || unicode.IsNumber(r)) {
+			break
+		}
+		j += size
+		n++
+	}
+	if n > 7 || j >= len(s) || s[j] != '/' {
+		return 0, false
+	}
+	j++
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !(unicode.IsLetter(r) || unicode.IsNumber(r) || strings.ContainsRune("_.-@+~%/", r)) {
+			break
+		}
+		j += size
+	}
+	return j, true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// hexColors returns the hex colours of s (see the Colours comment in
+// items.go); strict applies the rule on digit-only short forms.
+func hexColors(s string, strict bool) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], '#')
+		if k < 0 {
+			break
+		}
+		h := i + k
+		j := h + 1
+		for j < len(s) && j-h-1 < 8 && isHex(s[j]) {
+			j++
+		}
+		n := j - h - 1
+		if n < 3 {
+			i = h + 1
+			continue
+		}
+		i = j
+		if n != 3 && n != 4 && n != 6 && n != 8 {
+			continue
+		}
+		v := s[h:j]
+		if h > 0 {
+			r, _ := utf8.DecodeLastRuneInString(s[:h])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("/&#-_", r) {
+				continue
+			}
+		}
+		if j < len(s) {
+			r, _ := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' {
+				continue
+			}
+		}
+		if strict && n <= 4 && strings.Trim(v[1:], "0123456789") == "" {
+			before := strings.TrimRight(s[:h], " \t")
+			if !strings.HasSuffix(before, ":") {
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+var colorFuncs = map[string]bool{"rgb": true, "rgba": true, "hsl": true, "hsla": true, "hwb": true, "lab": true, "lch": true, "oklab": true, "oklch": true}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// colorFuncValues returns the CSS colour functions of s:
+//
+//	(?i)\b(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch)\([^()\n]{1,60}\)
+func colorFuncValues(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], '(')
+		if k < 0 {
+			break
+		}
+		p := i + k
+		i = p + 1
+		b := p
+		for b > 0 && isASCIILetter(s[b-1]) {
+			b--
+		}
+		if b == p || !colorFuncs[strings.ToLower(s[b:p])] {
+			continue
+		}
+		if b > 0 && (s[b-1] >= '0' && s[b-1] <= '9' || s[b-1] == '_') {
+			continue
+		}
+		e := p + 1
+		for e < len(s) && e-p-1 <= 60 && s[e] != '(' && s[e] != ')' && s[e] != '\n' {
+			e++
+		}
+		if e >= len(s) || s[e] != ')' || e == p+1 || e-p-1 > 60 {
+			continue
+		}
+		out = append(out, s[b:e+1])
+		i = e + 1
+	}
+	return out
+}
+
+// letterWords calls f with the start and end of every run of ASCII letters
+// of s.
+func letterWords(s string, f func(start, end int)) {
+	for i := 0; i < len(s); {
+		if !isASCIILetter(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isASCIILetter(s[j]) {
+			j++
+		}
+		f(i, j)
+		i = j
+	}
+}

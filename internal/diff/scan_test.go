@@ -1,0 +1,67 @@
+package diff
+
+import (
+	"math/rand"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The scanners of scan.go against the regular expressions they replace.
+var (
+	refLinkRe      = regexp.MustCompile(`\[[^\]\n]*\]\(([^)\s]+)(?:\s+"[^"\n]*")?\)`)
+	refPathRe      = regexp.MustCompile(`w[0-9][\p{Ll}\p{N}]{0,7}/[\p{L}\p{N}_.\-@+~%/]*`)
+	refColorFuncRe = regexp.MustCompile(`(?i)\b(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch)\([^()\n]{1,60}\)`)
+)
+
+func randomText(r *rand.Rand, pieces []string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(pieces[r.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
+func TestScannersMatchTheirRegularExpressions(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	pieces := []string{"[", "]", "(", ")", " ", "\n", "\"", "t", "path:", "w1", "w1a2", "/", "src", ".", "é", "x", ":",
+		"rgb", "RGBA", "hsl", "oklch", "_", "9", "#", "fff", "0f766e", "-", "abcdefgh", "w", "A"}
+	for n := 0; n < 5000; n++ {
+		s := randomText(r, pieces, 1+r.Intn(30))
+		var wantLinks, gotLinks [][2]int
+		for _, m := range refLinkRe.FindAllStringIndex(s, -1) {
+			wantLinks = append(wantLinks, [2]int{m[0], m[1]})
+		}
+		for _, l := range scanLinks(s) {
+			gotLinks = append(gotLinks, [2]int{l.start, l.end})
+		}
+		if d := cmp.Diff(wantLinks, gotLinks); d != "" {
+			t.Fatalf("links of %q (-want +got):\n%s", s, d)
+		}
+		var wantPaths, gotPaths [][2]int
+		for _, m := range refPathRe.FindAllStringIndex(s, -1) {
+			wantPaths = append(wantPaths, [2]int{m[0], m[1]})
+		}
+		for i := 0; i < len(s); {
+			k := strings.IndexByte(s[i:], 'w')
+			if k < 0 {
+				break
+			}
+			if end, ok := pathAt(s, i+k); ok {
+				gotPaths = append(gotPaths, [2]int{i + k, end})
+				i = end
+				continue
+			}
+			i += k + 1
+		}
+		if d := cmp.Diff(wantPaths, gotPaths); d != "" {
+			t.Fatalf("paths of %q (-want +got):\n%s", s, d)
+		}
+		want := refColorFuncRe.FindAllString(s, -1)
+		if got := colorFuncValues(s); !cmp.Equal(want, got, cmp.Comparer(func(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") })) {
+			t.Fatalf("colour functions of %q: want %q, got %q", s, want, got)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package diff
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// Section is one "## " section of a briefing. Text before the first "## "
+// heading, when it is not blank, is a section of its own with Preamble set
+// and an empty Heading.
+type Section struct {
+	Heading  string
+	Preamble bool
+	Line     int    // 1-based line of the heading (1 for a preamble)
+	Body     string // the lines after the heading, up to the next "## " heading
+}
+
+// SplitSections splits a briefing at its level-two ATX headings ("## "
+// at the start of a line, outside fenced code blocks). Deeper or shallower
+// headings stay inside the section they appear in.
+func SplitSections(text string) []Section {
+	lines := strings.Split(text, "\n")
+	var out []Section
+	cur := Section{Preamble: true, Line: 1}
+	var body []string
+	fence := ""
+	flush := func() {
+		cur.Body = strings.Join(body, "\n")
+		if !cur.Preamble || strings.TrimSpace(cur.Body) != "" {
+			out = append(out, cur)
+		}
+	}
+	for i, line := range lines {
+		if f := fenceMarker(line); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+			case strings.HasPrefix(strings.TrimSpace(line), fence):
+				fence = ""
+			}
+		}
+		if fence == "" && isH2(line) {
+			flush()
+			cur = Section{Heading: h2Text(line), Line: i + 1}
+			body = body[:0]
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	return out
+}
+
+// fenceMarker returns "```" or "~~~" when line opens or closes a fenced
+// code block.
+func fenceMarker(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(t, "```"):
+		return "```"
+	case strings.HasPrefix(t, "~~~"):
+		return "~~~"
+	}
+	return ""
+}
+
+// isH2 reports a level-two ATX heading line.
+func isH2(line string) bool {
+	return strings.HasPrefix(line, "##") && (len(line) == 2 || line[2] == ' ' || line[2] == '\t')
+}
+
+func h2Text(line string) string {
+	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[2:]), "#"))
+}
+
+// normHeading is the form headings are matched in: trimmed, runs of white
+// space collapsed, lower case.
+func normHeading(h string) string { return strings.ToLower(strings.Join(strings.Fields(h), " ")) }
+
+// SectionStatus says what became of a section.
+type SectionStatus string
+
+// Section statuses.
+const (
+	SectionKept    SectionStatus = "kept"
+	SectionChanged SectionStatus = "changed"
+	SectionOnlyA   SectionStatus = "only-a"
+	SectionOnlyB   SectionStatus = "only-b"
+)
+
+// SectionDiff is one section of the comparison.
+type SectionDiff struct {
+	Heading  string        `json:"heading"`
+	Preamble bool          `json:"preamble,omitempty"`
+	Status   SectionStatus `json:"status"`
+	CharsA   int           `json:"charsA"`
+	CharsB   int           `json:"charsB"`
+	// Added and Removed count diff lines (sentences).
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	// Diff is the unified diff of the section, one sentence per line; empty
+	// for a kept section and when diffs were not asked for.
+	Diff string `json:"diff,omitempty"`
+}
+
+// DiffSections matches the sections of a and b by heading (the k-th
+// section with a heading in A goes with the k-th with the same heading in
+// B) and diffs the matched ones. The result follows A's order; a section
+// only in B comes after the matched section that precedes it in B. With
+// withText false, Diff is left empty (the counts are still computed).
+func DiffSections(a, b string, withText bool) []SectionDiff {
+	as, bs := SplitSections(a), SplitSections(b)
+	key := func(secs []Section) []string {
+		seen := map[string]int{}
+		keys := make([]string, len(secs))
+		for i, s := range secs {
+			k := normHeading(s.Heading)
+			if s.Preamble {
+				k = "\x00preamble"
+			}
+			keys[i] = k + "\x00" + strconv.Itoa(seen[k])
+			seen[k]++
+		}
+		return keys
+	}
+	ak, bk := key(as), key(bs)
+	bIdx := map[string]int{}
+	for j, k := range bk {
+		bIdx[k] = j
+	}
+	matchA := make([]int, len(as)) // A index -> B index or -1
+	matchB := make([]int, len(bs))
+	for j := range matchB {
+		matchB[j] = -1
+	}
+	for i, k := range ak {
+		matchA[i] = -1
+		if j, ok := bIdx[k]; ok {
+			matchA[i], matchB[j] = j, i
+		}
+	}
+	// anchor[i] lists the B-only sections to show after A section i; -1
+	// (index 0 here, shifted by one) before everything.
+	anchor := make([][]int, len(as)+1)
+	last := -1
+	for j := range bs {
+		if matchB[j] >= 0 {
+			last = matchB[j]
+			continue
+		}
+		anchor[last+1] = append(anchor[last+1], j)
+	}
+	var out []SectionDiff
+	onlyB := func(at int) {
+		for _, j := range anchor[at] {
+			out = append(out, sectionDiff(nil, &bs[j], withText))
+		}
+	}
+	onlyB(0)
+	for i := range as {
+		if j := matchA[i]; j >= 0 {
+			out = append(out, sectionDiff(&as[i], &bs[j], withText))
+		} else {
+			out = append(out, sectionDiff(&as[i], nil, withText))
+		}
+		onlyB(i + 1)
+	}
+	return out
+}
+
+func sectionDiff(a, b *Section, withText bool) SectionDiff {
+	var d SectionDiff
+	var at, bt string
+	switch {
+	case a != nil && b != nil:
+		d.Heading, d.Preamble = a.Heading, a.Preamble
+		at, bt = sentenceLines(a.Body), sentenceLines(b.Body)
+		if at == bt {
+			d.Status = SectionKept
+		} else {
+			d.Status = SectionChanged
+		}
+	case a != nil:
+		d.Heading, d.Preamble, d.Status = a.Heading, a.Preamble, SectionOnlyA
+		at = sentenceLines(a.Body)
+	default:
+		d.Heading, d.Preamble, d.Status = b.Heading, b.Preamble, SectionOnlyB
+		bt = sentenceLines(b.Body)
+	}
+	if a != nil {
+		d.CharsA = len16(a.Body)
+	}
+	if b != nil {
+		d.CharsB = len16(b.Body)
+	}
+	if d.Status == SectionKept {
+		return d
+	}
+	edits := udiff.Lines(at, bt)
+	u, err := udiff.ToUnifiedDiff("A", "B", at, edits, 2)
+	if err != nil {
+		// Cannot happen: the edits come from the same texts.
+		return d
+	}
+	for _, h := range u.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Insert:
+				d.Added++
+			case udiff.Delete:
+				d.Removed++
+			}
+		}
+	}
+	if withText {
+		u.From, u.To = "A "+sectionLabel(d), "B "+sectionLabel(d)
+		d.Diff = u.String()
+	}
+	return d
+}
+
+// sectionLabel names a section in a diff header.
+func sectionLabel(d SectionDiff) string {
+	if d.Preamble {
+		return "(before the first ##)"
+	}
+	return "## " + d.Heading
+}
+
+// sentenceLines rewrites a section body with one sentence per line, a blank
+// line between paragraphs, and a final newline, so that the diff of a long
+// paragraph shows the sentences that changed rather than the whole
+// paragraph. List items, table rows, fences and headings keep their line.
+func sentenceLines(body string) string {
+	var b strings.Builder
+	for i, u := range units(body) {
+		if i > 0 && u.gap {
+			b.WriteByte('\n')
+		}
+		if u.heading || isListItem(u.text) || strings.HasPrefix(u.text, "|") || fenceMarker(u.text) != "" {
+			b.WriteString(u.text)
+			b.WriteByte('\n')
+			continue
+		}
+		for _, s := range splitSentences(u.text) {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,697 @@
+package extract
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/serialize"
+)
+
+// ---------------------------------------------------------------------------
+// Test databases, written with raw SQL at schema v9.
+
+const schemaV9 = `
+CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR);
+CREATE TABLE agentInstances(id TEXT PRIMARY KEY, parent_agent_instance_id TEXT, type TEXT NOT NULL,
+  instance_config TEXT, created_at INTEGER NOT NULL, last_message_at INTEGER NOT NULL,
+  active_model_id TEXT NOT NULL, title TEXT NOT NULL, title_locked_by_user INTEGER,
+  history TEXT NOT NULL DEFAULT '{"json":[]}', queued_messages TEXT NOT NULL, input_state TEXT NOT NULL,
+  used_tokens INTEGER NOT NULL, mounted_workspaces TEXT, tool_approval_mode TEXT NOT NULL DEFAULT 'alwaysAsk');
+CREATE INDEX agentInstances_created_at_index ON agentInstances(created_at);
+CREATE INDEX agentInstances_last_message_at_index ON agentInstances(last_message_at);
+CREATE TABLE agentMessages(agent_instance_id TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
+  role TEXT NOT NULL, parts TEXT NOT NULL, metadata TEXT, PRIMARY KEY (agent_instance_id, seq));
+CREATE INDEX agent_messages_agent_id_index ON agentMessages(agent_instance_id);
+INSERT INTO meta(key, value) VALUES('version', '9');
+`
+
+// tChat is one agentInstances row with its agentMessages rows.
+type tChat struct {
+	id, title string
+	lastAt    int64
+	history   string // raw column text; "" writes the stale {"json":[]}
+	rows      []tRow
+}
+
+// tRow is one agentMessages row; meta "" is SQL NULL.
+type tRow struct {
+	role, parts, meta string
+}
+
+func jsq(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func textParts(text string) string { return `{"json":[{"type":"text","text":` + jsq(text) + `}]}` }
+
+func userRow(text string) tRow { return tRow{"user", textParts(text), `{"json":{}}`} }
+func asstRow(text string) tRow { return tRow{"assistant", textParts(text), `{"json":{}}`} }
+
+// withMeta replaces a row's metadata column text.
+func (r tRow) withMeta(meta string) tRow { r.meta = meta; return r }
+
+// summaryMeta is metadata holding a stored briefing.
+func summaryMeta(s string) string { return `{"json":{"compressedHistory":` + jsq(s) + `}}` }
+
+// convo returns n alternating user/assistant rows with a briefing on each
+// index of points.
+func convo(n int, points ...int) []tRow {
+	rows := make([]tRow, n)
+	for i := range rows {
+		if i%2 == 0 {
+			rows[i] = userRow(fmt.Sprintf("user turn %d", i))
+		} else {
+			rows[i] = asstRow(fmt.Sprintf("assistant turn %d", i))
+		}
+	}
+	for _, p := range points {
+		rows[p] = rows[p].withMeta(summaryMeta(fmt.Sprintf("## Briefing at %d\n\nsummary text", p)))
+	}
+	return rows
+}
+
+func openRW(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+func insertChats(t *testing.T, db execer, chats ...tChat) {
+	t.Helper()
+	for _, c := range chats {
+		hist := c.history
+		if hist == "" {
+			hist = `{"json":[]}`
+		}
+		if _, err := db.Exec(`INSERT INTO agentInstances(id, type, created_at, last_message_at, active_model_id, title, history, queued_messages, input_state, used_tokens)
+			VALUES(?, 'chat', 1, ?, 'claude-sonnet-4.6', ?, ?, '{"json":[]}', '{"json":""}', 0)`, c.id, c.lastAt, c.title, hist); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range c.rows {
+			var meta any
+			if r.meta != "" {
+				meta = r.meta
+			}
+			if _, err := db.Exec(`INSERT INTO agentMessages(agent_instance_id, seq, message_id, role, parts, metadata) VALUES(?, ?, ?, ?, ?, ?)`,
+				c.id, i, fmt.Sprintf("%s-m%d", c.id, i), r.role, r.parts, meta); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// writeDB writes a v9 database with chats into dir and returns its path.
+func writeDB(t *testing.T, chats ...tChat) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "instances.sqlite")
+	db := openRW(t, path)
+	if _, err := db.Exec(schemaV9); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	insertChats(t, tx, chats...)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ---------------------------------------------------------------------------
+// Running an extraction.
+
+type runResult struct {
+	sum      *Summary
+	err      error
+	warnings []Warning // as the Warn hook saw them
+	out      string
+}
+
+func testOptions(t *testing.T, db string) Options {
+	t.Helper()
+	pack, err := prompt.Resolve("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{
+		DBPath: db, Channel: "prerelease", Source: SourceMessages, MinMessages: 6,
+		Pack: pack, Locale: "en-US", Profile: serialize.Profiles["e3e"],
+		OutDir: filepath.Join(t.TempDir(), "history-compression", "prerelease"), Workers: 4,
+	}
+}
+
+func run(t *testing.T, opts Options) runResult {
+	t.Helper()
+	var r runResult
+	r.out = opts.OutDir
+	r.sum, r.err = Run(context.Background(), opts, Hooks{Warn: func(w Warning) { r.warnings = append(r.warnings, w) }})
+	return r
+}
+
+func mustRun(t *testing.T, opts Options) runResult {
+	t.Helper()
+	r := run(t, opts)
+	if r.err != nil {
+		t.Fatalf("Run: %v", r.err)
+	}
+	return r
+}
+
+// tree lists every directory (with a trailing slash) and file under root,
+// relative and sorted.
+func tree(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// bundles lists the compression directories of one chat directory.
+func bundles(t *testing.T, chatDir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(chatDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			t.Errorf("%s: unexpected file %s", chatDir, e.Name())
+			continue
+		}
+		out = append(out, e.Name())
+		files, err := os.ReadDir(filepath.Join(chatDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != BundleFileCount {
+			t.Errorf("%s/%s holds %d files, want %d", chatDir, e.Name(), len(files), BundleFileCount)
+		}
+	}
+	return out
+}
+
+// noStaging fails when the output's parent holds a staging directory.
+func noStaging(t *testing.T, out string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".partial-") {
+			t.Errorf("stray staging directory %s left in %s", e.Name(), filepath.Dir(out))
+		}
+	}
+}
+
+func readMetadata(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, FileMetadata))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return m
+}
+
+// ---------------------------------------------------------------------------
+// Where the upstream script crashes, compact warns and goes on.
+
+// TestNullCompressedHistoryWarnsAndKeepsNumbering: a JSON null briefing is
+// a compression point (upstream crashes writing it); compact writes no
+// bundle for it, warns once naming the chat and message, keeps the
+// upstream numbering of the other points and goes on with the next chats.
+func TestNullCompressedHistoryWarnsAndKeepsNumbering(t *testing.T) {
+	rows := convo(12, 3, 7)
+	rows[5] = rows[5].withMeta(`{"json":{"compressedHistory":null}}`)
+	db := writeDB(t,
+		tChat{id: "chat-null", title: "Has a null briefing", lastAt: 200, rows: rows},
+		tChat{id: "chat-ok", title: "Fine", lastAt: 100, rows: convo(8, 4)},
+	)
+	r := mustRun(t, testOptions(t, db))
+
+	if got := bundles(t, filepath.Join(r.out, "001-has-a-null-briefing")); !slices.Equal(got, []string{"compression-001", "compression-003"}) {
+		t.Errorf("bundles %v, want compression-001 and compression-003 (002 is the null one)", got)
+	}
+	if got := bundles(t, filepath.Join(r.out, "002-fine")); !slices.Equal(got, []string{"compression-001"}) {
+		t.Errorf("the next chat: bundles %v", got)
+	}
+	if len(r.warnings) != 1 {
+		t.Fatalf("warnings %v, want exactly one", r.warnings)
+	}
+	w := r.warnings[0]
+	if w.ChatID != "chat-null" || w.Message != 5 || !strings.Contains(w.Text, "null") {
+		t.Errorf("warning %+v, want chat-null, message 5, naming the null", w)
+	}
+	if s := w.String(); !strings.Contains(s, "chat-null") || !strings.Contains(s, "message 5") {
+		t.Errorf("warning text %q does not name the chat and message", s)
+	}
+	if r.sum.Extracted != 2 || r.sum.Bundles != 3 || r.sum.Skipped != 0 {
+		t.Errorf("summary %d extracted, %d bundles, %d skipped", r.sum.Extracted, r.sum.Bundles, r.sum.Skipped)
+	}
+	// The later bundle counts the null point as its previous point, as
+	// upstream's metadata would.
+	md := readMetadata(t, filepath.Join(r.out, "001-has-a-null-briefing", "compression-003"))
+	if md["compressionNumber"] != 3.0 || md["totalCompressions"] != 3.0 || md["previousCompressionIndex"] != 5.0 ||
+		md["previousCompressionSize"] != nil || md["boundaryMessageIndex"] != 7.0 {
+		t.Errorf("compression-003 metadata %v", md)
+	}
+}
+
+// TestCompressionPointKinds: which compressedHistory values make a point
+// and which of those get a bundle.
+func TestCompressionPointKinds(t *testing.T) {
+	tests := []struct {
+		name     string
+		meta     string
+		points   int
+		bundles  []string
+		warnings int
+	}{
+		{"string briefing", summaryMeta("brief"), 1, []string{"compression-001"}, 0},
+		{"empty string briefing is a point", `{"json":{"compressedHistory":""}}`, 1, []string{"compression-001"}, 0},
+		{"undefined marker is no point", `{"json":{"compressedHistory":null},"meta":{"values":{"compressedHistory":["undefined"]},"v":1}}`, 0, nil, 0},
+		{"plain null is a point without bundle", `{"json":{"compressedHistory":null}}`, 1, []string{}, 1},
+		{"number is a point without bundle", `{"json":{"compressedHistory":42}}`, 1, []string{}, 1},
+		{"object is a point without bundle", `{"json":{"compressedHistory":{"a":1}}}`, 1, []string{}, 1},
+		{"null metadata is no point", `{"json":null}`, 0, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := convo(8)
+			rows[4] = rows[4].withMeta(tt.meta)
+			db := writeDB(t, tChat{id: "c1", title: "Chat", lastAt: 1, rows: rows})
+			r := mustRun(t, testOptions(t, db))
+			if len(r.sum.PerChat) != 1 || r.sum.PerChat[0].Points != tt.points {
+				t.Fatalf("per chat %+v, want %d points", r.sum.PerChat, tt.points)
+			}
+			if len(r.warnings) != tt.warnings {
+				t.Errorf("warnings %v, want %d", r.warnings, tt.warnings)
+			}
+			if tt.bundles == nil {
+				if r.sum.Extracted != 0 || r.sum.Skipped != 1 {
+					t.Errorf("%d extracted, %d skipped; want the chat skipped", r.sum.Extracted, r.sum.Skipped)
+				}
+				return
+			}
+			if got := bundles(t, filepath.Join(r.out, "001-chat")); !slices.Equal(got, tt.bundles) && len(got)+len(tt.bundles) > 0 {
+				t.Errorf("bundles %v, want %v", got, tt.bundles)
+			}
+		})
+	}
+}
+
+// TestHistoryColumnNull: --source history where the column holds
+// {"json":null} (upstream: TypeError, exit 1) skips that chat with a
+// warning and extracts the others.
+func TestHistoryColumnNull(t *testing.T) {
+	good := `{"json":[` + strings.Repeat(`{"id":"a","role":"user","parts":[{"type":"text","text":"hi"}],"metadata":{}},`, 3) +
+		`{"id":"b","role":"assistant","parts":[],"metadata":{"compressedHistory":"brief"}},` +
+		`{"id":"c","role":"user","parts":[],"metadata":null},{"id":"d","role":"assistant","parts":[],"metadata":null}]}`
+	db := writeDB(t,
+		tChat{id: "good-1", title: "Good one", lastAt: 300, history: good},
+		tChat{id: "null-hist", title: "Null history", lastAt: 200, history: `{"json":null}`},
+		tChat{id: "object-hist", title: "Object history", lastAt: 150, history: `{"json":{"a":1}}`},
+		tChat{id: "good-2", title: "Good two", lastAt: 100, history: good},
+	)
+	opts := testOptions(t, db)
+	opts.Source = SourceHistory
+	r := mustRun(t, opts)
+
+	if got := tree(t, r.out); !slices.Contains(got, "001-good-one/compression-001/") || !slices.Contains(got, "002-good-two/compression-001/") || len(got) != 2*(2+BundleFileCount) {
+		t.Errorf("tree %v", got)
+	}
+	if len(r.warnings) != 1 || r.warnings[0].ChatID != "null-hist" || !strings.Contains(r.warnings[0].Text, "null") {
+		t.Fatalf("warnings %v, want one naming null-hist", r.warnings)
+	}
+	if r.sum.Extracted != 2 || r.sum.Skipped != 2 {
+		t.Errorf("%d extracted, %d skipped", r.sum.Extracted, r.sum.Skipped)
+	}
+	// A non-array that is not null is skipped silently, as upstream does.
+	for _, c := range r.sum.PerChat {
+		if c.ID == "object-hist" && (c.Skipped == "" || len(c.Warnings) != 0) {
+			t.Errorf("object history: %+v", c)
+		}
+	}
+}
+
+// TestNonStringUserText: a user text part whose text is a number crashes
+// the upstream slash-id scan (e3e). Compression points whose slice holds
+// that message get no bundle and a warning naming chat and message; the
+// earlier ones are written. The head profile has no slash scan.
+func TestNonStringUserText(t *testing.T) {
+	rows := convo(14, 3, 8, 12)
+	rows[6] = tRow{"user", `{"json":[{"type":"text","text":"ok"},{"type":"text","text":12345}]}`, `{"json":{}}`}
+	tests := []struct {
+		profile  string
+		bundles  []string
+		warnings int
+	}{
+		{"e3e", []string{"compression-001"}, 2},
+		{"head", []string{"compression-001", "compression-002", "compression-003"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.profile, func(t *testing.T) {
+			db := writeDB(t, tChat{id: "num-text", title: "Number text", lastAt: 1, rows: rows},
+				tChat{id: "after", title: "After", lastAt: 0, rows: convo(6, 2)})
+			opts := testOptions(t, db)
+			opts.Profile = serialize.Profiles[tt.profile]
+			r := mustRun(t, opts)
+			if got := bundles(t, filepath.Join(r.out, "001-number-text")); !slices.Equal(got, tt.bundles) {
+				t.Errorf("bundles %v, want %v", got, tt.bundles)
+			}
+			if got := bundles(t, filepath.Join(r.out, "002-after")); len(got) != 1 {
+				t.Errorf("the next chat: bundles %v", got)
+			}
+			if len(r.warnings) != tt.warnings {
+				t.Fatalf("warnings %v, want %d", r.warnings, tt.warnings)
+			}
+			for _, w := range r.warnings {
+				if w.ChatID != "num-text" || w.Message != 6 || !strings.Contains(w.Text, "number") {
+					t.Errorf("warning %+v, want chat num-text, message 6, naming the number", w)
+				}
+			}
+		})
+	}
+}
+
+// TestUndecodableChatSkipped: a chat whose rows cannot be decoded is
+// skipped with a warning naming the chat and the row; the run goes on.
+func TestUndecodableChatSkipped(t *testing.T) {
+	tests := []struct {
+		name string
+		row  tRow
+		want string
+	}{
+		{"invalid JSON in parts", tRow{"user", `{"json":[{"type":"text",`, `{"json":{}}`}, "parts"},
+		{"invalid JSON in metadata", tRow{"user", textParts("x"), `not json`}, "metadata"},
+		{"unknown superjson annotation", tRow{"user", textParts("x"), `{"json":{"a":1},"meta":{"values":{"a":["frobnicate"]},"v":1}}`}, "metadata"},
+		{"null superjson payload", tRow{"user", `null`, `{"json":{}}`}, "parts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := convo(8, 5)
+			bad[3] = tt.row
+			db := writeDB(t,
+				tChat{id: "first", title: "First", lastAt: 300, rows: convo(8, 5)},
+				tChat{id: "broken", title: "Broken", lastAt: 200, rows: bad},
+				tChat{id: "last", title: "Last", lastAt: 100, rows: convo(8, 5)},
+			)
+			r := mustRun(t, testOptions(t, db))
+			if got := tree(t, r.out); len(got) != 2*(2+BundleFileCount) || got[0] != "001-first/" || !slices.Contains(got, "002-last/") {
+				t.Errorf("tree %v, want 001-first and 002-last", got)
+			}
+			if len(r.warnings) != 1 {
+				t.Fatalf("warnings %v, want one", r.warnings)
+			}
+			w := r.warnings[0]
+			if w.ChatID != "broken" || !strings.Contains(w.Text, "row seq 3") || !strings.Contains(w.Text, tt.want) {
+				t.Errorf("warning %q, want chat broken, row seq 3 and %q", w, tt.want)
+			}
+			if r.sum.Skipped != 1 || r.sum.Extracted != 2 {
+				t.Errorf("%d skipped, %d extracted", r.sum.Skipped, r.sum.Extracted)
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Output handling.
+
+func writeOld(t *testing.T, out string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(out, "009-old-chat", "compression-001"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "009-old-chat", "compression-001", "stale.md"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutputDirectory(t *testing.T) {
+	db := writeDB(t, tChat{id: "c1", title: "New chat", lastAt: 1, rows: convo(8, 4)})
+	t.Run("non-empty refused without force", func(t *testing.T) {
+		opts := testOptions(t, db)
+		writeOld(t, opts.OutDir)
+		r := run(t, opts)
+		if !errors.Is(r.err, ErrOutputNotEmpty) || !strings.Contains(r.err.Error(), opts.OutDir) || !strings.Contains(r.err.Error(), "--force") {
+			t.Fatalf("err %v, want ErrOutputNotEmpty naming the directory and --force", r.err)
+		}
+		if got := tree(t, opts.OutDir); !slices.Equal(got, []string{"009-old-chat/", "009-old-chat/compression-001/", "009-old-chat/compression-001/stale.md"}) {
+			t.Errorf("old output touched: %v", got)
+		}
+		noStaging(t, opts.OutDir)
+	})
+	t.Run("force replaces as a whole", func(t *testing.T) {
+		opts := testOptions(t, db)
+		writeOld(t, opts.OutDir)
+		opts.Force = true
+		mustRun(t, opts)
+		got := tree(t, opts.OutDir)
+		if slices.Contains(got, "009-old-chat/") || !slices.Contains(got, "001-new-chat/compression-001/metadata.json") {
+			t.Errorf("tree after --force %v", got)
+		}
+		noStaging(t, opts.OutDir)
+	})
+	t.Run("empty existing directory is used", func(t *testing.T) {
+		opts := testOptions(t, db)
+		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, opts)
+		if got := tree(t, opts.OutDir); !slices.Contains(got, "001-new-chat/") {
+			t.Errorf("tree %v", got)
+		}
+	})
+	t.Run("no chats still makes the directory", func(t *testing.T) {
+		opts := testOptions(t, writeDB(t))
+		mustRun(t, opts)
+		if st, err := os.Stat(opts.OutDir); err != nil || !st.IsDir() {
+			t.Fatalf("no output directory: %v", err)
+		}
+	})
+	t.Run("output under a regular file fails cleanly", func(t *testing.T) {
+		opts := testOptions(t, db)
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts.OutDir = filepath.Join(file, "x", "prerelease")
+		r := run(t, opts)
+		if r.err == nil || strings.Contains(r.err.Error(), "\n") {
+			t.Fatalf("err %v, want a one-line error", r.err)
+		}
+		if data, _ := os.ReadFile(file); string(data) != "x" {
+			t.Errorf("file changed")
+		}
+	})
+}
+
+// TestCancelledRunLeavesNothing: a run that fails half-way leaves neither a
+// partial tree nor its staging directory, and keeps an old output intact.
+func TestCancelledRunLeavesNothing(t *testing.T) {
+	var chats []tChat
+	for i := 0; i < 20; i++ {
+		chats = append(chats, tChat{id: fmt.Sprintf("c%02d", i), title: fmt.Sprintf("Chat %d", i), lastAt: int64(100 - i), rows: convo(10, 4, 8)})
+	}
+	db := writeDB(t, chats...)
+	for _, force := range []bool{false, true} {
+		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
+			opts := testOptions(t, db)
+			opts.Force = force
+			if force {
+				writeOld(t, opts.OutDir)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			sum, err := Run(ctx, opts, Hooks{Progress: func(done, total, bundles int) {
+				if done == 3 {
+					cancel()
+				}
+			}})
+			if err == nil {
+				t.Fatalf("Run finished after cancel: %+v", sum)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("err %v, want context.Canceled", err)
+			}
+			noStaging(t, opts.OutDir)
+			if force {
+				if got := tree(t, opts.OutDir); len(got) != 3 || got[0] != "009-old-chat/" {
+					t.Errorf("old output not intact: %v", got)
+				}
+			} else if _, err := os.Stat(opts.OutDir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("output directory exists after a failed run: %v", err)
+			}
+		})
+	}
+}
+
+// TestChatIDs: ChatIDs limits the run to those chats, numbered among
+// themselves, and warns about ids not in the database.
+func TestChatIDs(t *testing.T) {
+	db := writeDB(t,
+		tChat{id: "a", title: "A", lastAt: 3, rows: convo(8, 4)},
+		tChat{id: "b", title: "B", lastAt: 2, rows: convo(8, 4)},
+		tChat{id: "c", title: "C", lastAt: 1, rows: convo(8, 4)},
+	)
+	opts := testOptions(t, db)
+	opts.ChatIDs = []string{"c", "nope", "a", "c"}
+	r := mustRun(t, opts)
+	if got := tree(t, r.out); len(got) != 2*(2+BundleFileCount) || got[0] != "001-a/" || !slices.Contains(got, "002-c/") {
+		t.Errorf("tree %v, want 001-a and 002-c", got)
+	}
+	if len(r.warnings) != 1 || r.warnings[0].ChatID != "nope" || r.warnings[0].Message != -1 {
+		t.Errorf("warnings %v, want one about nope", r.warnings)
+	}
+	if r.sum.Chats != 2 {
+		t.Errorf("%d chats considered, want 2", r.sum.Chats)
+	}
+}
+
+// TestDeterministicAcrossWorkers: the tree and the summary do not depend on
+// the number of workers.
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	var chats []tChat
+	for i := 0; i < 30; i++ {
+		rows := convo(12, 3, 9)
+		if i%5 == 0 {
+			rows[9] = rows[9].withMeta(`{"json":{"compressedHistory":null}}`) // a warning
+		}
+		if i%7 == 0 {
+			rows[2] = tRow{"user", `{"json":[{"type":"text","text":` + "7" + `}]}`, `{"json":{}}`} // another
+		}
+		chats = append(chats, tChat{id: fmt.Sprintf("id-%02d", i), title: fmt.Sprintf("Chat %d", i%4), lastAt: int64(i % 9), rows: rows})
+	}
+	db := writeDB(t, chats...)
+	var first []string
+	var firstSum []byte
+	for _, workers := range []int{1, 2, 8} {
+		opts := testOptions(t, db)
+		opts.Workers = workers
+		r := mustRun(t, opts)
+		got := manifest(t, r.out)
+		r.sum.OutDir = ""
+		sum, _ := json.Marshal(r.sum)
+		warn, _ := json.Marshal(r.warnings)
+		if first == nil {
+			first, firstSum = got, sum
+			if !json.Valid(warn) || len(r.warnings) == 0 {
+				t.Fatal("expected warnings")
+			}
+			continue
+		}
+		if !slices.Equal(got, first) {
+			t.Errorf("workers=%d: tree differs from workers=1", workers)
+		}
+		if string(sum) != string(firstSum) {
+			t.Errorf("workers=%d: summary differs:\n%s\n%s", workers, sum, firstSum)
+		}
+	}
+}
+
+// manifest lists a tree with each file's contents.
+func manifest(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range tree(t, root) {
+		if strings.HasSuffix(p, "/") {
+			out = append(out, p)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p+"\x00"+string(data))
+	}
+	return out
+}
+
+// TestHooksNotConcurrent: the Warn and Progress hooks are never called
+// concurrently, so a caller can write to one stream from them without a
+// lock (run with -race).
+func TestHooksNotConcurrent(t *testing.T) {
+	var chats []tChat
+	for i := 0; i < 40; i++ {
+		rows := convo(8, 2, 6)
+		rows[2] = rows[2].withMeta(`{"json":{"compressedHistory":null}}`)
+		chats = append(chats, tChat{id: fmt.Sprintf("w%02d", i), title: "T", lastAt: int64(i), rows: rows})
+	}
+	db := writeDB(t, chats...)
+	opts := testOptions(t, db)
+	opts.Workers = 8
+	var log []string // deliberately unsynchronised
+	_, err := Run(context.Background(), opts, Hooks{
+		Warn:     func(w Warning) { log = append(log, "warn "+w.ChatID) },
+		Progress: func(done, total, bundles int) { log = append(log, fmt.Sprint("progress ", done)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warns := 0
+	for _, l := range log {
+		if strings.HasPrefix(l, "warn ") {
+			warns++
+		}
+	}
+	if warns != 40 {
+		t.Errorf("%d warnings seen by the hook, want 40", warns)
+	}
+}

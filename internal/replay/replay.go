@@ -1,0 +1,464 @@
+// Package replay owns replaying playground bundles: finding bundles under a
+// path, building each request (the bundle's own prompt files byte for byte,
+// or rebuilt with another prompt pack), sending it through a model or the
+// cascade with bounded parallelism, and recording each result beside the
+// bundle under replays/<run>/, atomically and resumably.
+package replay
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/prompt"
+)
+
+// Files of a bundle and of a replay.
+const (
+	FileSystemPrompt = "system-prompt.md"
+	FileUserMessage  = "user-message.md"
+	FileCompact      = "compact-history.xml"
+	FileMetadata     = "metadata.json"
+	FileActual       = "actual-output.md"
+	DirReplays       = "replays"
+	FileOutput       = "output.md"
+	FileRecord       = "replay.json"
+)
+
+// Generator sends one request through an ordered list of models.
+type Generator interface {
+	Run(ctx context.Context, in cascade.Input, order []string) (*cascade.Outcome, error)
+	Describe(in cascade.Input, order []string) []cascade.DryRun
+}
+
+// IsBundle reports whether dir holds a playground bundle.
+func IsBundle(dir string) bool {
+	for _, f := range []string{FileSystemPrompt, FileUserMessage, FileMetadata} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// FindBundles lists every bundle at or under the given paths (a bundle, a
+// chat directory, a channel directory, or anything above), sorted and
+// without repeats. Replay directories and hidden directories are not
+// searched.
+func FindBundles(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory (want a bundle, chat or channel directory)", p)
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			name := d.Name()
+			if path != p && (name == DirReplays || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			if IsBundle(path) {
+				if abs, err := filepath.Abs(path); err == nil && !seen[abs] {
+					seen[abs] = true
+					out = append(out, path)
+				}
+				return filepath.SkipDir
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Request is what one bundle sends.
+type Request struct {
+	Bundle string
+	Input  cascade.Input
+	// Pack names the prompt pack the request was rebuilt with; "" means the
+	// bundle's own files.
+	Pack string
+}
+
+// BuildRequest reads a bundle's request: its own system-prompt.md and
+// user-message.md, or, with pack, the two rebuilt from compact-history.xml
+// and the previous briefing size in metadata.json.
+func BuildRequest(bundle string, pack *prompt.Pack, packName, locale string) (Request, error) {
+	r := Request{Bundle: bundle}
+	if pack == nil {
+		sys, err := os.ReadFile(filepath.Join(bundle, FileSystemPrompt))
+		if err != nil {
+			return r, err
+		}
+		user, err := os.ReadFile(filepath.Join(bundle, FileUserMessage))
+		if err != nil {
+			return r, err
+		}
+		r.Input = cascade.Input{System: string(sys), User: string(user)}
+		return r, nil
+	}
+	compact, err := os.ReadFile(filepath.Join(bundle, FileCompact))
+	if err != nil {
+		return r, fmt.Errorf("--pack needs %s: %w", FileCompact, err)
+	}
+	md, err := ReadMetadata(bundle)
+	if err != nil {
+		return r, err
+	}
+	prev := 0
+	if md.PreviousCompressionSize != nil {
+		prev = *md.PreviousCompressionSize
+	}
+	r.Input = cascade.Input{System: pack.System(), User: pack.UserMessage(string(compact), prev, locale)}
+	r.Pack = packName
+	return r, nil
+}
+
+// Metadata is the part of metadata.json replay and diff read.
+type Metadata struct {
+	ChatID                   string `json:"chatId"`
+	ChatTitle                string `json:"chatTitle"`
+	CompressionNumber        int    `json:"compressionNumber"`
+	BoundaryMessageIndex     int    `json:"boundaryMessageIndex"`
+	PreviousCompressionIndex *int   `json:"previousCompressionIndex"`
+	PreviousCompressionSize  *int   `json:"previousCompressionSize"`
+}
+
+// ReadMetadata reads a bundle's metadata.json.
+func ReadMetadata(bundle string) (Metadata, error) {
+	var md Metadata
+	data, err := os.ReadFile(filepath.Join(bundle, FileMetadata))
+	if err != nil {
+		return md, err
+	}
+	if err := json.Unmarshal(data, &md); err != nil {
+		return md, fmt.Errorf("%s: %v", filepath.Join(bundle, FileMetadata), err)
+	}
+	return md, nil
+}
+
+// Usage is the tokens of a replay.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// Record is replay.json.
+type Record struct {
+	Run    string   `json:"run"`
+	Bundle string   `json:"bundle"`
+	Models []string `json:"models"`
+	// Model is the model that answered, nil when none did.
+	Model    *string           `json:"model"`
+	Provider string            `json:"provider,omitempty"`
+	Attempts []cascade.Attempt `json:"attempts"`
+	Usage    Usage             `json:"usage"`
+	CostUSD  float64           `json:"costUsd"`
+	// Temperature is the value sent to the model that answered (or the
+	// last one tried), nil when it was left out.
+	Temperature  *float64 `json:"temperature"`
+	Pack         string   `json:"pack"`
+	SystemSha256 string   `json:"systemSha256"`
+	UserSha256   string   `json:"userSha256"`
+	OutputChars  int      `json:"outputChars"`
+	OutputSha256 string   `json:"outputSha256,omitempty"`
+	LatencyMs    int64    `json:"latencyMs"`
+	Error        string   `json:"error,omitempty"`
+	ToolVersion  string   `json:"toolVersion"`
+	StartedAt    string   `json:"startedAt"`
+	FinishedAt   string   `json:"finishedAt"`
+}
+
+// OK reports whether the replay produced an answer.
+func (r *Record) OK() bool { return r.Model != nil }
+
+// ReadRecord reads <bundle>/replays/<run>/replay.json.
+func ReadRecord(bundle, run string) (*Record, error) {
+	data, err := os.ReadFile(filepath.Join(bundle, DirReplays, run, FileRecord))
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(bundle, DirReplays, run, FileRecord), err)
+	}
+	return &r, nil
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// Options of a replay run.
+type Options struct {
+	Bundles []string
+	Models  []string // the order tried; one model or the cascade's
+	Run     string   // replays/<Run>/
+	Pack    *prompt.Pack
+	// PackName is recorded; "" means the bundles' own prompt files.
+	PackName    string
+	Locale      string
+	Jobs        int
+	Force       bool
+	ToolVersion string
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Item is the outcome for one bundle.
+type Item struct {
+	Bundle  string  `json:"bundle"`
+	Status  string  `json:"status"` // ok, failed, skipped, error
+	Model   string  `json:"model,omitempty"`
+	Chars   int     `json:"outputChars"`
+	Usage   Usage   `json:"usage"`
+	CostUSD float64 `json:"costUsd"`
+	Latency int64   `json:"latencyMs"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Item statuses.
+const (
+	StatusOK      = "ok"      // answered and recorded
+	StatusFailed  = "failed"  // every model failed; the failure is recorded
+	StatusSkipped = "skipped" // a result for the same run, models and prompt exists
+	StatusError   = "error"   // the bundle could not be read or written
+)
+
+// Progress is the running tally.
+type Progress struct {
+	Total, Done, Failed, Skipped, Running int
+	Usage                                 Usage
+	CostUSD                               float64
+}
+
+// Hooks report progress.
+type Hooks struct {
+	Progress func(Progress)
+}
+
+// Run replays every bundle. stop cancels: no new request starts after it is
+// done, requests in flight finish or time out, and nothing partial is
+// written. The returned items are in bundle order; those never started are
+// left out.
+func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item, error) {
+	if opts.Jobs <= 0 {
+		opts.Jobs = 4
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	items := make([]*Item, len(opts.Bundles))
+	var mu sync.Mutex
+	prog := Progress{Total: len(opts.Bundles)}
+	report := func(f func(*Progress)) {
+		mu.Lock()
+		f(&prog)
+		p := prog
+		mu.Unlock()
+		if hooks.Progress != nil {
+			hooks.Progress(p)
+		}
+	}
+	sem := make(chan struct{}, opts.Jobs)
+	var wg sync.WaitGroup
+	for i, b := range opts.Bundles {
+		select {
+		case <-stop.Done():
+		case sem <- struct{}{}:
+		}
+		if stop.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		report(func(p *Progress) { p.Running++ })
+		go func(i int, b string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			it := replayOne(gen, opts, b)
+			items[i] = &it
+			report(func(p *Progress) {
+				p.Running--
+				p.Done++
+				switch it.Status {
+				case StatusFailed, StatusError:
+					p.Failed++
+				case StatusSkipped:
+					p.Skipped++
+				}
+				p.Usage.InputTokens += it.Usage.InputTokens
+				p.Usage.OutputTokens += it.Usage.OutputTokens
+				p.CostUSD += it.CostUSD
+			})
+		}(i, b)
+	}
+	wg.Wait()
+	var out []Item
+	for _, it := range items {
+		if it != nil {
+			out = append(out, *it)
+		}
+	}
+	if stop.Err() != nil && len(out) < len(opts.Bundles) {
+		return out, fmt.Errorf("interrupted after %d of %d bundles: %w", len(out), len(opts.Bundles), stop.Err())
+	}
+	return out, nil
+}
+
+// replayOne runs one bundle. In-flight requests are not cancelled by stop:
+// each attempt has its own timeout.
+func replayOne(gen Generator, opts Options, bundle string) Item {
+	it := Item{Bundle: bundle}
+	req, err := BuildRequest(bundle, opts.Pack, opts.PackName, opts.Locale)
+	if err != nil {
+		it.Status, it.Error = StatusError, err.Error()
+		return it
+	}
+	sysSha, userSha := sha(req.Input.System), sha(req.Input.User)
+	if !opts.Force {
+		if old, err := ReadRecord(bundle, opts.Run); err == nil && old.OK() &&
+			old.SystemSha256 == sysSha && old.UserSha256 == userSha && equal(old.Models, opts.Models) {
+			if _, err := os.Stat(filepath.Join(bundle, DirReplays, opts.Run, FileOutput)); err == nil {
+				it.Status, it.Model, it.Chars = StatusSkipped, *old.Model, old.OutputChars
+				return it
+			}
+		}
+	}
+	started := opts.Now()
+	out, runErr := gen.Run(context.Background(), req.Input, opts.Models)
+	rec := Record{
+		Run: opts.Run, Bundle: filepath.Base(bundle), Models: opts.Models, Pack: opts.PackName,
+		SystemSha256: sysSha, UserSha256: userSha, ToolVersion: opts.ToolVersion,
+		StartedAt: started.UTC().Format(time.RFC3339Nano), Attempts: []cascade.Attempt{},
+	}
+	if rec.Pack == "" {
+		rec.Pack = "bundle"
+	}
+	var failed *cascade.FailedError
+	switch {
+	case runErr == nil && out != nil:
+		m := out.Model
+		rec.Model, rec.Provider = &m, out.Provider
+		rec.Attempts = out.Attempts
+		rec.Usage = Usage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
+		rec.CostUSD, rec.LatencyMs = out.CostUSD, out.LatencyMs
+		rec.OutputChars = history.Len16(out.Text)
+		rec.OutputSha256 = sha(out.Text)
+	case errors.As(runErr, &failed):
+		rec.Attempts = failed.Attempts
+		rec.Error = runErr.Error()
+		for _, a := range failed.Attempts {
+			rec.Usage.InputTokens += a.Usage.InputTokens
+			rec.Usage.OutputTokens += a.Usage.OutputTokens
+			rec.CostUSD += a.CostUSD
+			rec.LatencyMs += a.LatencyMs
+		}
+	default:
+		it.Status, it.Error = StatusError, fmt.Sprint(runErr)
+		return it
+	}
+	if n := len(rec.Attempts); n > 0 {
+		rec.Temperature = rec.Attempts[n-1].Temperature
+	}
+	rec.FinishedAt = opts.Now().UTC().Format(time.RFC3339Nano)
+	text := ""
+	if out != nil {
+		text = out.Text
+	}
+	if err := writeResult(bundle, opts.Run, &rec, text); err != nil {
+		it.Status, it.Error = StatusError, err.Error()
+		return it
+	}
+	it.Usage, it.CostUSD, it.Latency, it.Chars = rec.Usage, rec.CostUSD, rec.LatencyMs, rec.OutputChars
+	if rec.OK() {
+		it.Status, it.Model = StatusOK, *rec.Model
+	} else {
+		it.Status, it.Error = StatusFailed, rec.Error
+	}
+	return it
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeResult writes replays/<run>/ through a temporary directory and a
+// rename, so a reader sees the old result or the new one, never a mix.
+func writeResult(bundle, run string, rec *Record, text string) error {
+	dir := filepath.Join(bundle, DirReplays)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(dir, "."+run+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if rec.OK() {
+		if err := os.WriteFile(filepath.Join(tmp, FileOutput), []byte(history.ToWellFormed(text)), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, FileRecord), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	final := filepath.Join(dir, run)
+	if _, err := os.Lstat(final); err == nil {
+		old := tmp + ".old"
+		if err := os.Rename(final, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			_ = os.Rename(old, final)
+			return err
+		}
+		return os.RemoveAll(old)
+	}
+	return os.Rename(tmp, final)
+}
+
+// ValidRunName checks a --run name: one path segment.
+func ValidRunName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("run name %q must be one directory name, not starting with a dot", name)
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/prompt"
+)
+
+// fakeGen answers every request after delay, failing for users containing
+// "FAIL".
+type fakeGen struct {
+	delay time.Duration
+	calls atomic.Int64
+	mu    sync.Mutex
+	seen  []cascade.Input
+}
+
+func (g *fakeGen) Run(ctx context.Context, in cascade.Input, order []string) (*cascade.Outcome, error) {
+	g.calls.Add(1)
+	g.mu.Lock()
+	g.seen = append(g.seen, in)
+	g.mu.Unlock()
+	time.Sleep(g.delay)
+	temp := 0.1
+	if strings.Contains(in.User, "FAIL") {
+		return nil, &cascade.FailedError{Attempts: []cascade.Attempt{{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeTooShort, Temperature: &temp}}}
+	}
+	return &cascade.Outcome{Text: "## Briefing\n\nYou did things for " + fmt.Sprint(len(in.User)) + " characters.", Model: order[0], Provider: "fake",
+		Attempts: []cascade.Attempt{{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeOK, Temperature: &temp,
+			Usage: cascade.Usage{InputTokens: 100, OutputTokens: 20}, CostUSD: 0.001}},
+		Usage: cascade.Usage{InputTokens: 100, OutputTokens: 20}, CostUSD: 0.001}, nil
+}
+
+func (g *fakeGen) Describe(in cascade.Input, order []string) []cascade.DryRun { return nil }
+
+// makeBundles writes n bundles into a channel directory.
+func makeBundles(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "prerelease")
+	var out []string
+	for i := 0; i < n; i++ {
+		b := filepath.Join(root, fmt.Sprintf("%03d-chat", i/3+1), fmt.Sprintf("compression-%03d", i%3+1))
+		if err := os.MkdirAll(b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		prev := "null"
+		if i%3 > 0 {
+			prev = "1234"
+		}
+		files := map[string]string{
+			FileSystemPrompt: "SYSTEM",
+			FileUserMessage:  fmt.Sprintf("<chat-history><user>turn %d</user></chat-history>\n\nhint\n\nclose", i),
+			FileCompact:      fmt.Sprintf("<user>turn %d</user>", i),
+			FileActual:       "## Actual\n\nThe app's briefing.",
+			FileMetadata:     fmt.Sprintf(`{"chatId":"c%d","compressionNumber":%d,"previousCompressionSize":%s}`, i/3, i%3+1, prev),
+		}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(b, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, b)
+	}
+	return root, out
+}
+
+func TestFindBundlesWalksChannelsChatsAndBundles(t *testing.T) {
+	root, bundles := makeBundles(t, 7)
+	for _, p := range []string{root, filepath.Dir(bundles[0]), bundles[0]} {
+		got, err := FindBundles([]string{p, p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, b := range bundles {
+			if strings.HasPrefix(b, p) {
+				want++
+			}
+		}
+		if len(got) != want {
+			t.Errorf("%s: %d bundles, want %d", p, len(got), want)
+		}
+	}
+	if _, err := FindBundles([]string{filepath.Join(root, "nope")}); err == nil {
+		t.Error("missing path accepted")
+	}
+}
+
+func TestReplayRecordsBesideTheBundleAndSkipsDoneWork(t *testing.T) {
+	_, bundles := makeBundles(t, 6)
+	gen := &fakeGen{}
+	opts := Options{Bundles: bundles, Models: []string{"m1"}, Run: "m1", Jobs: 3, ToolVersion: "test"}
+	items, err := Run(context.Background(), gen, opts, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 6 || gen.calls.Load() != 6 {
+		t.Fatalf("%d items, %d calls", len(items), gen.calls.Load())
+	}
+	for _, b := range bundles {
+		out, err := os.ReadFile(filepath.Join(b, DirReplays, "m1", FileOutput))
+		if err != nil || !strings.HasPrefix(string(out), "## Briefing") {
+			t.Fatalf("%s: output %q %v", b, out, err)
+		}
+		rec, err := ReadRecord(b, "m1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Model == nil || *rec.Model != "m1" || rec.Usage.InputTokens != 100 || rec.Temperature == nil || *rec.Temperature != 0.1 ||
+			rec.SystemSha256 != sha("SYSTEM") || rec.Pack != "bundle" || rec.ToolVersion != "test" || rec.StartedAt == "" {
+			t.Errorf("record %+v", rec)
+		}
+		// The upstream files are untouched.
+		if a, _ := os.ReadFile(filepath.Join(b, FileActual)); string(a) != "## Actual\n\nThe app's briefing." {
+			t.Errorf("actual-output.md changed: %q", a)
+		}
+	}
+	// A second run skips everything; --force replays again.
+	items, _ = Run(context.Background(), gen, opts, Hooks{})
+	for _, it := range items {
+		if it.Status != StatusSkipped {
+			t.Errorf("%s: %s, want skipped", it.Bundle, it.Status)
+		}
+	}
+	if gen.calls.Load() != 6 {
+		t.Errorf("skipped bundles were sent again")
+	}
+	opts.Force = true
+	Run(context.Background(), gen, opts, Hooks{})
+	if gen.calls.Load() != 12 {
+		t.Errorf("--force sent %d, want 12", gen.calls.Load())
+	}
+	// Another model under the same run name is not a match.
+	opts.Force, opts.Models = false, []string{"m2"}
+	Run(context.Background(), gen, opts, Hooks{})
+	if gen.calls.Load() != 18 {
+		t.Errorf("a different model was skipped")
+	}
+}
+
+func TestReplayRecordsFailuresAndRetriesThem(t *testing.T) {
+	_, bundles := makeBundles(t, 1)
+	if err := os.WriteFile(filepath.Join(bundles[0], FileUserMessage), []byte("FAIL"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := &fakeGen{}
+	opts := Options{Bundles: bundles, Models: []string{"m1"}, Run: "r"}
+	items, _ := Run(context.Background(), gen, opts, Hooks{})
+	if items[0].Status != StatusFailed {
+		t.Fatalf("status %s", items[0].Status)
+	}
+	rec, err := ReadRecord(bundles[0], "r")
+	if err != nil || rec.OK() || rec.Error == "" || len(rec.Attempts) != 1 || rec.Attempts[0].Outcome != cascade.OutcomeTooShort {
+		t.Fatalf("record %+v %v", rec, err)
+	}
+	if _, err := os.Stat(filepath.Join(bundles[0], DirReplays, "r", FileOutput)); err == nil {
+		t.Error("a failed replay wrote output.md")
+	}
+	Run(context.Background(), gen, opts, Hooks{})
+	if gen.calls.Load() != 2 {
+		t.Error("a failure was not retried")
+	}
+}
+
+func TestReplayWithPackRebuildsThePrompts(t *testing.T) {
+	_, bundles := makeBundles(t, 2)
+	pack, err := prompt.Builtin("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := &fakeGen{}
+	_, err = Run(context.Background(), gen, Options{Bundles: bundles, Models: []string{"m"}, Run: "p", Pack: pack, PackName: "default", Locale: "de-DE"}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range gen.seen {
+		if in.System != pack.System() {
+			t.Error("system prompt not from the pack")
+		}
+		if !strings.Contains(in.User, "<user>turn ") || strings.Contains(in.User, "hint") {
+			t.Errorf("user message not rebuilt: %q", in.User)
+		}
+	}
+	// The second bundle has a previous briefing of 1234 characters: the
+	// pack's hint names it, formatted for de-DE.
+	want := pack.UserMessage("<user>turn 1</user>", 1234, "de-DE")
+	found := false
+	for _, in := range gen.seen {
+		found = found || in.User == want
+	}
+	if !found {
+		t.Errorf("no request equals the pack's message for prev 1234")
+	}
+	rec, _ := ReadRecord(bundles[0], "p")
+	if rec.Pack != "default" {
+		t.Errorf("pack recorded as %q", rec.Pack)
+	}
+}
+
+// TestInterruptLeavesOnlyCompleteResults stops a slow replay part way: every
+// replays/<run>/ present is complete, nothing temporary is left, and a
+// second run finishes the rest.
+func TestInterruptLeavesOnlyCompleteResults(t *testing.T) {
+	_, bundles := makeBundles(t, 30)
+	gen := &fakeGen{delay: 30 * time.Millisecond}
+	stop, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	opts := Options{Bundles: bundles, Models: []string{"m"}, Run: "slow", Jobs: 4}
+	items, err := Run(stop, gen, opts, Hooks{Progress: func(p Progress) {
+		if p.Done >= 5 {
+			once.Do(cancel)
+		}
+	}})
+	if err == nil {
+		t.Fatal("interrupted run reported no error")
+	}
+	if len(items) >= 30 || len(items) < 5 {
+		t.Fatalf("%d items after the interrupt", len(items))
+	}
+	done := 0
+	for _, b := range bundles {
+		entries, _ := os.ReadDir(filepath.Join(b, DirReplays))
+		for _, e := range entries {
+			if e.Name() != "slow" {
+				t.Errorf("%s: stray %s", b, e.Name())
+			}
+		}
+		if _, err := os.Stat(filepath.Join(b, DirReplays, "slow")); err == nil {
+			done++
+			var rec Record
+			data, err := os.ReadFile(filepath.Join(b, DirReplays, "slow", FileRecord))
+			if err != nil || json.Unmarshal(data, &rec) != nil {
+				t.Fatalf("%s: incomplete result", b)
+			}
+			if _, err := os.Stat(filepath.Join(b, DirReplays, "slow", FileOutput)); err != nil {
+				t.Fatalf("%s: record without output", b)
+			}
+		}
+	}
+	if done != len(items) {
+		t.Errorf("%d results on disk, %d items reported", done, len(items))
+	}
+	calls := gen.calls.Load()
+	items, err = Run(context.Background(), gen, opts, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gen.calls.Load() - calls; got != int64(30-done) {
+		t.Errorf("second run sent %d, want %d", got, 30-done)
+	}
+	for _, it := range items {
+		if it.Status != StatusOK && it.Status != StatusSkipped {
+			t.Errorf("%s: %s", it.Bundle, it.Status)
+		}
+	}
+}
+
+func TestRunNamesAreOneSegment(t *testing.T) {
+	for _, bad := range []string{"", ".", "..", "a/b", `a\b`, ".hidden"} {
+		if ValidRunName(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if ValidRunName("gpt-5.4-nano") != nil {
+		t.Error("a model id was refused")
+	}
+}

@@ -1,0 +1,48 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Details are the agentInstances columns the live pipeline needs besides
+// the messages: the model the chat runs on and the last step's token usage.
+type Details struct {
+	ID            string
+	Title         string
+	ActiveModelID string // "" when the column is missing or NULL
+	UsedTokens    int64  // used_tokens: usage.totalTokens of the last step
+	HasUsedTokens bool
+}
+
+// ChatDetails reads one chat's details by column name.
+func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) {
+	cols := []string{"id", "title"}
+	for _, c := range []string{"active_model_id", "used_tokens"} {
+		if hasColumn(s.schema, TableInstances, c) {
+			cols = append(cols, c)
+		} else {
+			cols = append(cols, "NULL")
+		}
+	}
+	var id, title, model, used any
+	err := s.tx.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+TableInstances+" WHERE id=?", chatID).
+		Scan(&id, &title, &model, &used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Details{}, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)
+	}
+	if err != nil {
+		return Details{}, s.d.wrapErr(err)
+	}
+	d := Details{}
+	d.ID, _ = textOf(id)
+	d.Title, _ = textOf(title)
+	d.ActiveModelID, _ = textOf(model)
+	if used != nil {
+		d.UsedTokens, d.HasUsedTokens = intOf(used), true
+	}
+	return d, nil
+}
