@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -154,6 +155,10 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		if err != nil {
 			return err
 		}
+		// Each comparison allocates a few megabytes that die at once while
+		// the results stay small: collect less often, under a soft limit.
+		defer debug.SetGCPercent(debug.SetGCPercent(300))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
 		prog := newProgress(f.IO)
 		if len(dirs) > 1 {
 			dopt.Progress = func(done, total int) { prog.show("diff: %d/%d bundles", done, total) }

@@ -1181,11 +1181,28 @@ func TestExtractInterruptLeavesNothing(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("a process cannot send itself an interrupt on Windows")
 	}
-	var chats []xtChat
-	for i := 0; i < 400; i++ {
-		chats = append(chats, xtChat{id: fmt.Sprintf("c%03d", i), title: fmt.Sprintf("Chat %d", i), lastAt: int64(1000 - i), rows: xtConvo(40, 8, 16, 24, 32)})
+	// 200 chats of 24 messages with 2 briefings each, generated inside
+	// SQLite (row-by-row inserts are slow under -race).
+	db := xtWriteDB(t, xtSchemaV9)
+	w := xtOpenRW(t, db)
+	for _, q := range []string{
+		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 199)
+		INSERT INTO agentInstances(id, type, created_at, last_message_at, active_model_id, title, queued_messages, input_state, used_tokens)
+		SELECT printf('c%03d', i), 'chat', 1, 1000-i, 'claude-sonnet-4.6', printf('Chat %d', i), '{"json":[]}', '{"json":""}', 0 FROM n`,
+		`WITH RECURSIVE s(j) AS (SELECT 0 UNION ALL SELECT j+1 FROM s WHERE j < 23)
+		INSERT INTO agentMessages(agent_instance_id, seq, message_id, role, parts, metadata)
+		SELECT a.id, s.j, 'm' || s.j, CASE WHEN s.j % 2 = 0 THEN 'user' ELSE 'assistant' END,
+			'{"json":[{"type":"text","text":"turn ' || s.j || '"}]}',
+			CASE WHEN s.j IN (8, 16) THEN '{"json":{"compressedHistory":"## Briefing"}}' ELSE '{"json":{}}' END
+		FROM agentInstances a, s`,
+	} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
-	db := xtWriteDB(t, xtSchemaV9, chats...)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	// The test's own registration keeps the test process alive whatever
 	// the command does with the signal.
 	sig := make(chan os.Signal, 4)

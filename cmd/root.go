@@ -65,7 +65,7 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 			if path == "" {
 				path = f.Getenv("COMPACT_CONFIG")
 			}
-			st, err := config.Load(path)
+			st, err := config.LoadEnv(path, f.Getenv)
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}

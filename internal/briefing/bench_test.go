@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactlab/compact/internal/history"
 )
 
 // megabyteHistory builds about 1 MB of compact history in the shape real
@@ -59,7 +61,7 @@ func BenchmarkWriteCorpus(b *testing.B) {
 // TestMegabyteIsFast: 1 MB of compact history in well under 100 ms (best of
 // five, so a busy machine does not fail it; skipped under the race detector
 // and in -short mode).
-func TestMegabyteIsFast(t *testing.T) {
+func TestMegabyteKeepsTheRules(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("timing is meaningless under -race or -short")
 	}
@@ -71,11 +73,60 @@ func TestMegabyteIsFast(t *testing.T) {
 		out = Write(in, Options{})
 		best = min(best, time.Since(start))
 	}
+	// The speed figure is BenchmarkWrite1MB's; this only logs it.
 	t.Logf("1 MB (%d bytes) in %v, briefing %d bytes", len(in), best, len(out))
-	if best > 100*time.Millisecond {
-		t.Errorf("1 MB took %v, want well under 100ms", best)
-	}
 	for _, e := range ruleErrors(out, Options{}, 0) {
 		t.Error(e)
+	}
+}
+
+// TestPathologicalInputsStayLinear feeds 1 MB of hostile shapes (one
+// repeated heading, unclosed elements and markers, walls of brackets or
+// angle brackets, one huge turn): each must come back in well under the
+// seconds a quadratic pass would take, and keep the rules.
+func TestPathologicalInputsStayLinear(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("timing is meaningless under -race or -short")
+	}
+	const mb = 1 << 20
+	rep := func(s string) string { return strings.Repeat(s, mb/len(s)) }
+	cases := []struct{ name, in string }{
+		{"one heading repeated", rep("<user>x</user>\n")},
+		{"same request and reply", rep("<user>fix it now</user>\n<assistant>done.</assistant>\n")},
+		{"slash tags never closed", "<user>" + rep("<slash-command ")},
+		{"slash bodies never closed", "<user>" + rep(`<slash-command id="a" name="b"><![CDATA[x`)},
+		{"markers never closed", "<assistant>" + rep("[read: abc\n")},
+		{"angle brackets", rep("<")},
+		{"entities", "<user>" + rep("&amp;") + "</user>"},
+		{"one huge request", "<user>" + rep("word. ") + "</user>"},
+		{"one huge line", "<assistant>" + rep("word ") + "</assistant>"},
+		{"huge previous briefing", "<previous-chat-history>" + rep("## h\n\nA sentence here. Another one [](path:w1/a.ts).\n\n") + "</previous-chat-history><user>go</user>"},
+		{"closing tags repeated", "<previous-chat-history>" + rep("</previous-chat-history>x")},
+		{"paths", "<user>" + rep("w1/a/b.ts ") + "</user>"},
+		{"links", "<user>" + rep("[a](b) ") + "</user>"},
+		{"brackets", "<user>" + rep("[") + "</user>"},
+		{"escaped tags", "<user>" + rep("&lt;a") + "</user>"},
+		{"failures", "<user>go</user><assistant>" + rep("[shell: x → exit 1]\n") + "</assistant>"},
+		{"answers", "<user>go</user><assistant>" + rep("[asked user: t → a: b]\n") + "</assistant>"},
+		{"acknowledgements", "<user>do it</user>" + rep("<user>ok</user>")},
+		{"attachments", rep("<user>[attached: a.png]</user>")},
+		{"newlines", "<user>" + rep("\n") + "</user>"},
+		{"stray text", rep("stray text ")},
+		{"short sentences", "<assistant>" + rep("A. ") + "</assistant>"},
+		{"combining marks", "<user>" + rep("İ́ ") + "</user>"},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			out := Write(tt.in, Options{})
+			// A guard against quadratic passes (they took over 20 s
+			// here), not a speed target: the bound is generous.
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+			for _, e := range ruleErrors(out, Options{}, history.Len16(prevOf(tt.in))) {
+				t.Error(e)
+			}
+		})
 	}
 }

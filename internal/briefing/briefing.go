@@ -70,9 +70,9 @@ func Write(compactHistory string, opts Options) string {
 	if p.hasPrev {
 		prev = splitPrev(p.prev)
 	}
-	used := map[string]bool{strings.ToLower(stateHeading): true, strings.ToLower(oldStateHeading): true}
+	used := newHeadingSet(stateHeading, oldStateHeading)
 	for _, s := range prev {
-		used[strings.ToLower(s.heading)] = true
+		used.used[strings.ToLower(s.heading)] = true
 	}
 	tasks := groupTasks(p.turns, p.hasPrev, used)
 	end := findEnding(tasks, prev, p.hasPrev)
@@ -146,7 +146,7 @@ func fit(prev []prevSection, tasks []*task, tail string, target int) []string {
 	if tail != "" {
 		tailCost = history.Len16(tail) + sep
 	}
-	f := newFitter(tasks)
+	f := newFitter(tasks, limit)
 	layout := func(l taskLayout) []string {
 		out := make([]string, 0, len(prev)+len(tasks)+2)
 		for i := range prev {
@@ -219,6 +219,7 @@ type taskLayout struct {
 // fitter caches section sizes for the layouts fit tries.
 type fitter struct {
 	tasks []*task
+	limit int                 // a section that costs more can never be part of a layout
 	lens  [][len(details)]int // size + sep, -1 until computed
 	// For the stub: the files the tasks named, in order of first mention,
 	// and for each k, how many of them and how many failures tasks[:k] hold.
@@ -228,9 +229,14 @@ type fitter struct {
 	failsAt []int
 }
 
-func newFitter(tasks []*task) *fitter {
-	f := &fitter{tasks: tasks, lens: make([][len(details)]int, len(tasks)), seen: map[string]bool{},
+func newFitter(tasks []*task, limit int) *fitter {
+	f := &fitter{tasks: tasks, limit: limit, lens: make([][len(details)]int, len(tasks)), seen: map[string]bool{},
 		filesAt: []int{0}, failsAt: []int{0}}
+	for _, tk := range tasks {
+		// A UTF-16 unit takes at most 3 bytes, so a render longer than
+		// this many bytes is surely over the limit.
+		tk.capBytes = 3*limit + 3
+	}
 	for i := range f.lens {
 		for l := range f.lens[i] {
 			f.lens[i][l] = -1
@@ -241,7 +247,12 @@ func newFitter(tasks []*task) *fitter {
 
 func (f *fitter) cost(i, lvl int) int {
 	if f.lens[i][lvl] < 0 {
-		f.lens[i][lvl] = history.Len16(f.tasks[i].render(lvl)) + sep
+		s := f.tasks[i].render(lvl)
+		if f.tasks[i].over[lvl] {
+			f.lens[i][lvl] = f.limit + 1 + sep
+		} else {
+			f.lens[i][lvl] = min(history.Len16(s), f.limit+1) + sep
+		}
 	}
 	return f.lens[i][lvl]
 }

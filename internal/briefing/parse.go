@@ -81,7 +81,8 @@ const (
 	tagChat      = "<chat-history>"
 	tagChatEnd   = "</chat-history>"
 	cdataEnd     = "]]>"
-	maxMarkerRun = 40 // lines a multi-line marker may span
+	maxSlashOpen = 4096 // bytes an opening <slash-command …> tag may take
+	maxMarkerRun = 40   // lines a multi-line marker may span
 )
 
 func parse(s string) parsed {
@@ -157,7 +158,7 @@ func prevBody(s string) (body string, consumed int) {
 	return s, len(s)
 }
 
-// endOfTurn reports how a '<' inside a turn ends it: n > 0 for a closing tag
+// turnBreak reports whether a '<' inside a turn ends it: n > 0 for a closing tag
 // to consume, stop for the start of another turn.
 func turnBreak(r, closing string) (n int, stop bool) {
 	if strings.HasPrefix(r, closing) {
@@ -173,6 +174,7 @@ func parseUser(s string) (turn, int) {
 	t := turn{role: roleUser}
 	var text strings.Builder
 	k := 0
+	slashOK := true // false once a slash-command element cannot end anywhere
 	for k < len(s) {
 		j := strings.IndexByte(s[k:], '<')
 		if j < 0 {
@@ -187,8 +189,10 @@ func parseUser(s string) (turn, int) {
 			k += n
 			break
 		}
-		if strings.HasPrefix(r, tagSlash) {
-			if name, n, ok := parseSlash(r); ok {
+		if slashOK && strings.HasPrefix(r, tagSlash) {
+			name, n, ok, hopeless := parseSlash(r)
+			slashOK = !hopeless
+			if ok {
 				t.slash = append(t.slash, name)
 				k += n
 				if k < len(s) && s[k] == '\n' {
@@ -206,15 +210,16 @@ func parseUser(s string) (turn, int) {
 
 // parseSlash reads one <slash-command id=… name=…><![CDATA[…]]></slash-command>
 // element (the body may be split into several CDATA sections) and returns the
-// command's name; the body is never kept.
-func parseSlash(r string) (name string, n int, ok bool) {
-	gt := strings.IndexByte(r, '>')
+// command's name; the body is never kept. hopeless says that no element can
+// end anywhere in r, so later ones need not be tried.
+func parseSlash(r string) (name string, n int, ok, hopeless bool) {
+	gt := strings.IndexByte(r[:min(len(r), maxSlashOpen)], '>')
 	if gt < 0 {
-		return "", 0, false
+		return "", 0, false, false
 	}
 	open := r[:gt]
 	if strings.IndexByte(open[1:], '<') >= 0 {
-		return "", 0, false
+		return "", 0, false, false
 	}
 	id, nm := attr(open, "id"), attr(open, "name")
 	name = id
@@ -234,18 +239,18 @@ func parseSlash(r string) (name string, n int, ok bool) {
 		case strings.HasPrefix(rest, tagCDATA):
 			e := strings.Index(rest[len(tagCDATA):], cdataEnd)
 			if e < 0 {
-				return "", 0, false
+				return "", 0, false, true
 			}
 			pos += len(tagCDATA) + e + len(cdataEnd)
 		case strings.HasPrefix(rest, tagSlashEnd):
-			return unescape(name), pos + len(tagSlashEnd), true
+			return unescape(name), pos + len(tagSlashEnd), true, false
 		default:
 			// Not the shape the serializer writes: skip to the closing tag
 			// when there is one, so the body is still not restated.
 			if e := strings.Index(rest, tagSlashEnd); e >= 0 {
-				return unescape(name), pos + e + len(tagSlashEnd), true
+				return unescape(name), pos + e + len(tagSlashEnd), true, false
 			}
-			return "", 0, false
+			return "", 0, false, true
 		}
 	}
 }

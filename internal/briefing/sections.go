@@ -9,12 +9,13 @@ import (
 // section at one of four levels of detail.
 
 const (
-	contHeading     = "Continuing the earlier work"
-	beforeHeading   = "Before the first request"
-	strayHeading    = "Text outside any turn"
-	mergedHeading   = "Earlier requests"
-	maxHeadingUnits = 60
-	maxPlanOpen     = 5
+	contHeading      = "Continuing the earlier work"
+	beforeHeading    = "Before the first request"
+	strayHeading     = "Text outside any turn"
+	mergedHeading    = "Earlier requests"
+	maxHeadingUnits  = 60
+	maxHeadingSource = 600 // bytes of the user's first line a heading is made from
+	maxPlanOpen      = 5
 )
 
 // task is a user request with everything that followed it, up to the next
@@ -24,6 +25,12 @@ type task struct {
 	turns   []*turn
 	cache   [len(details)]string
 	have    [len(details)]bool
+
+	// capBytes, when set, stops a render below the last level as soon as
+	// it is that long: it cannot fit, and a huge task is not written out
+	// in full only to learn so. over marks the renders that were stopped.
+	capBytes int
+	over     [len(details)]bool
 }
 
 // compactLevel is the first level that tells a section in one paragraph.
@@ -103,7 +110,7 @@ func startsTask(t *turn) bool {
 	return txt != "" && !isAck(txt)
 }
 
-func groupTasks(turns []turn, hasPrev bool, used map[string]bool) []*task {
+func groupTasks(turns []turn, hasPrev bool, used *headingSet) []*task {
 	var tasks []*task
 	var cur *task
 	for i := range turns {
@@ -123,7 +130,7 @@ func groupTasks(turns []turn, hasPrev bool, used map[string]bool) []*task {
 			default:
 				h = strayHeading
 			}
-			cur = &task{heading: uniqueHeading(h, used)}
+			cur = &task{heading: used.unique(h)}
 			tasks = append(tasks, cur)
 		}
 		cur.turns = append(cur.turns, t)
@@ -152,6 +159,10 @@ func headingFor(t *turn) string {
 			txt = ln
 		}
 	}
+	// A heading only needs the start of the line.
+	if len(txt) > maxHeadingSource {
+		txt = strings.ToValidUTF8(txt[:maxHeadingSource], "")
+	}
 	txt = flatten(slashLinks(stripLinks(txt)))
 	if ends := firstEnds(txt, 1); len(ends) > 0 {
 		txt = txt[:ends[0]]
@@ -159,9 +170,8 @@ func headingFor(t *turn) string {
 	txt = strings.TrimLeft(txt, "#>*_ \"'“‘`")
 	for changed := true; changed; {
 		changed = false
-		low := strings.ToLower(txt)
 		for _, f := range leadFillers {
-			if strings.HasPrefix(low, f) && len(txt) > len(f) {
+			if hasPrefixFold(txt, f) && len(txt) > len(f) {
 				txt = strings.TrimSpace(txt[len(f):])
 				changed = true
 				break
@@ -210,9 +220,8 @@ func trimHeading(s string) string {
 	for {
 		before := s
 		s = strings.TrimRight(s, " .,;:!?…—–-\"'“”‘’(`*_")
-		low := strings.ToLower(s)
 		for _, f := range trailFillers {
-			if strings.HasSuffix(low, f) && len(s) > len(f) {
+			if hasSuffixFold(s, f) && len(s) > len(f) {
 				s = s[:len(s)-len(f)]
 				break
 			}
@@ -223,18 +232,63 @@ func trimHeading(s string) string {
 	}
 }
 
-// uniqueHeading keeps headings apart from each other and from the working
-// state's own.
-func uniqueHeading(h string, used map[string]bool) string {
+// headingSet keeps headings apart from each other and from the working
+// state's own: a repeated heading gets " (2)", " (3)" and so on.
+type headingSet struct {
+	used map[string]bool
+	next map[string]int // the next number to try for a repeated heading
+}
+
+func newHeadingSet(taken ...string) *headingSet {
+	hs := &headingSet{used: map[string]bool{}, next: map[string]int{}}
+	for _, h := range taken {
+		hs.used[strings.ToLower(h)] = true
+	}
+	return hs
+}
+
+func (hs *headingSet) unique(h string) string {
 	if strings.EqualFold(h, stateHeading) || strings.EqualFold(h, oldStateHeading) {
 		h += " (request)"
 	}
-	base := h
-	for n := 2; used[strings.ToLower(h)]; n++ {
-		h = base + " (" + strconv.Itoa(n) + ")"
+	key := strings.ToLower(h)
+	if hs.used[key] {
+		n := max(hs.next[key], 2)
+		for hs.used[strings.ToLower(h+" ("+strconv.Itoa(n)+")")] {
+			n++
+		}
+		hs.next[key] = n + 1
+		h += " (" + strconv.Itoa(n) + ")"
+		key = strings.ToLower(h)
 	}
-	used[strings.ToLower(h)] = true
+	hs.used[key] = true
 	return h
+}
+
+// hasPrefixFold and hasSuffixFold compare with an ASCII affix, ignoring
+// ASCII case, without lower-casing the whole text.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && asciiEqualFold(s[:len(prefix)], prefix)
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && asciiEqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+func asciiEqualFold(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // stripLinks replaces markdown links by their label, or by their target
@@ -420,8 +474,9 @@ func prose(text string) (words, planFull, planShort string) {
 }
 
 // asstPara tells one assistant turn.
-func asstPara(t *turn, d detail) string {
+func asstPara(t *turn, d detail, capBytes int) string {
 	var ss []string
+	size := 0
 	var gVerb string
 	var gObjs []string
 	flushGroup := func() {
@@ -456,6 +511,9 @@ func asstPara(t *turn, d detail) string {
 			}
 			flushGroup()
 			ss = append(ss, ev.full)
+			if size += len(ev.full) + 1; capBytes > 0 && size > capBytes {
+				break
+			}
 			continue
 		}
 		words, plan := it.prose(d.plans)
@@ -513,6 +571,10 @@ func (tk *task) render(level int) string {
 		paras = []string{tk.compactPara(d)}
 	} else {
 		firstUser := true
+		size, capBytes := 0, 0
+		if level < len(details)-1 {
+			capBytes = tk.capBytes
+		}
 		for _, t := range tk.turns {
 			var p string
 			switch t.role {
@@ -520,12 +582,16 @@ func (tk *task) render(level int) string {
 				p = userPara(t, firstUser, d)
 				firstUser = false
 			case roleAssistant:
-				p = asstPara(t, d)
+				p = asstPara(t, d, capBytes)
 			default:
 				p = strayPara(t, d)
 			}
 			if p != "" {
 				paras = append(paras, p)
+			}
+			if size += len(p) + 2; capBytes > 0 && size > capBytes {
+				tk.over[level] = true
+				break
 			}
 		}
 	}

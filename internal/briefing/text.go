@@ -44,7 +44,7 @@ func linkLen(s string) int {
 	if len(s) < 4 || s[0] != '[' {
 		return 0
 	}
-	k := strings.IndexAny(s[1:], "]\n")
+	k := strings.IndexAny(s[1:min(len(s), maxLinkLabel)], "]\n")
 	if k < 0 || s[1+k] != ']' {
 		return 0
 	}
@@ -52,12 +52,19 @@ func linkLen(s string) int {
 	if open >= len(s) || s[open] != '(' {
 		return 0
 	}
-	e := strings.IndexAny(s[open+1:], ")\n")
+	e := strings.IndexAny(s[open+1:min(len(s), open+1+maxLinkTarget)], ")\n")
 	if e < 0 || s[open+1+e] != ')' {
 		return 0
 	}
 	return open + 1 + e + 1
 }
+
+// Longer labels and targets are not taken for a link, which keeps a text
+// full of brackets from being scanned again and again.
+const (
+	maxLinkLabel  = 1000
+	maxLinkTarget = 2000
+)
 
 // linkify keeps markdown links as they are (rewriting wsfile: targets) and
 // turns plain paths into [](path:…) links.

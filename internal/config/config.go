@@ -31,12 +31,17 @@ type Store struct {
 	v        *viper.Viper
 	file     string
 	fileKeys map[string]bool
+	envKeys  map[string]string // key -> variable that set it
 	flags    map[string]*pflag.Flag
 }
 
 // Load reads the embedded defaults and, when path is not empty, the user's
-// YAML file on top of them.
-func Load(path string) (*Store, error) {
+// YAML file on top of them, then the COMPACT_* variables of the process
+// environment.
+func Load(path string) (*Store, error) { return LoadEnv(path, os.Getenv) }
+
+// LoadEnv is Load with the environment read through getenv (tests).
+func LoadEnv(path string, getenv func(string) string) (*Store, error) {
 	v := viper.NewWithOptions(viper.KeyDelimiter(Delim))
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
@@ -58,10 +63,46 @@ func Load(path string) (*Store, error) {
 		}
 		s.file = path
 	}
-	v.SetEnvPrefix(EnvPrefix)
-	v.SetEnvKeyReplacer(strings.NewReplacer(Delim, "_", "-", "_", ".", "_"))
-	v.AutomaticEnv()
+	// Environment variables are a layer above the file: every known key
+	// whose COMPACT_* variable is set (a list takes comma-separated
+	// values). Flags, bound later, win over both.
+	s.envKeys = map[string]string{}
+	envLayer := map[string]any{}
+	for _, key := range v.AllKeys() {
+		name := EnvName(key)
+		val := getenv(name)
+		if val == "" {
+			continue
+		}
+		s.envKeys[key] = name
+		var typed any = val
+		if _, isList := v.Get(key).([]any); isList {
+			parts := strings.Split(val, ",")
+			for i := range parts {
+				parts[i] = strings.TrimSpace(parts[i])
+			}
+			typed = parts
+		}
+		setNested(envLayer, strings.Split(key, Delim), typed)
+	}
+	if len(envLayer) > 0 {
+		if err := v.MergeConfigMap(envLayer); err != nil {
+			return nil, fmt.Errorf("config: environment: %w", err)
+		}
+	}
 	return s, nil
+}
+
+func setNested(m map[string]any, path []string, val any) {
+	for _, p := range path[:len(path)-1] {
+		sub, ok := m[p].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			m[p] = sub
+		}
+		m = sub
+	}
+	m[path[len(path)-1]] = val
 }
 
 func flatten(prefix string, m map[string]any, out map[string]bool) {
@@ -106,8 +147,8 @@ func (s *Store) Source(key string) string {
 	if f, ok := s.flags[key]; ok && f.Changed {
 		return "flag --" + f.Name
 	}
-	if _, ok := os.LookupEnv(EnvName(key)); ok {
-		return "env " + EnvName(key)
+	if name, ok := s.envKeys[key]; ok {
+		return "env " + name
 	}
 	if s.fileKeys[key] {
 		return "file " + s.file

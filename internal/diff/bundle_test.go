@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // corpusChannel is a channel of real bundles from the conformance corpus.
@@ -231,7 +230,7 @@ func TestCorpusBundlesWithFakeReplays(t *testing.T) {
 			if len(c.Worse) != 0 || c.Similarity.RougeL.F1 != 1 || c.Similarity.SentenceReuse != 1 {
 				t.Errorf("%s: identical copy: worse %v, similarity %+v", c.Bundle, c.Worse, c.Similarity)
 			}
-			if d := cmp.Diff(c.A.Lost, c.B.Lost, cmpopts.IgnoreUnexported(Item{})); d != "" {
+			if d := cmp.Diff(c.A.Lost, c.B.Lost); d != "" {
 				t.Errorf("%s: identical copy loses differently:\n%s", c.Bundle, d)
 			}
 			continue

@@ -143,9 +143,9 @@ func Compare(in Input) *Comparison {
 	if profile == "" {
 		profile = ProfileE3E
 	}
-	var items []Item
+	var items []mustItem
 	if in.HasHistory {
-		items = MustKeep(ParseHistory(in.History))
+		items = mustKeep(ParseHistory(in.History))
 	}
 	c := &Comparison{
 		Bundle:      in.Bundle,
@@ -189,7 +189,7 @@ func Compare(in Input) *Comparison {
 	return c
 }
 
-func measure(file string, b *briefing, items []Item, hasHistory bool, target int, prev *int, profile string) Side {
+func measure(file string, b *briefing, items []mustItem, hasHistory bool, target int, prev *int, profile string) Side {
 	s := Side{
 		File:        file,
 		Chars:       len16(b.text),
@@ -210,14 +210,23 @@ func measure(file string, b *briefing, items []Item, hasHistory bool, target int
 		for _, k := range Kinds {
 			s.ByKind[k] = &KindCounts{}
 		}
-		for _, it := range items {
+		kept := make([]bool, len(items))
+		nk := 0
+		for i, it := range items {
+			if kept[i] = b.keeps(it); kept[i] {
+				nk++
+			}
+		}
+		s.Kept = make([]Item, 0, nk)
+		s.Lost = make([]Item, 0, len(items)-nk)
+		for i, it := range items {
 			kc := s.ByKind[it.Kind]
 			kc.Total++
-			if b.keeps(it) {
+			if kept[i] {
 				kc.Kept++
-				s.Kept = append(s.Kept, it)
+				s.Kept = append(s.Kept, it.Item)
 			} else {
-				s.Lost = append(s.Lost, it)
+				s.Lost = append(s.Lost, it.Item)
 				if it.Kind == KindPath {
 					s.LostPaths++
 				}
@@ -292,7 +301,7 @@ func newBriefing(text string) *briefing {
 }
 
 // keeps reports whether the briefing keeps item it.
-func (b *briefing) keeps(it Item) bool {
+func (b *briefing) keeps(it mustItem) bool {
 	switch it.Kind {
 	case KindPath:
 		return b.paths[it.Value]
@@ -333,7 +342,7 @@ var (
 )
 
 // keepsFailure applies the failure rule of items.go to every window.
-func (b *briefing) keepsFailure(it Item) bool {
+func (b *briefing) keepsFailure(it mustItem) bool {
 	n := len(b.sents)
 	if len(it.paths) > 0 && b.sentPaths == nil {
 		b.sentPaths = make([][]string, n)

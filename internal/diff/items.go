@@ -29,7 +29,11 @@ type Item struct {
 	// From is where the item was found: "previous" (the previous briefing),
 	// "user" or "assistant" turns.
 	From string `json:"from"`
+}
 
+// mustItem is an item with what the kept check needs.
+type mustItem struct {
+	Item
 	words   []string // decision: content words; failure: subject words without paths
 	neg     bool     // decision: holds a negation that a paraphrase must keep
 	paths   []string // failure: paths of the subject
@@ -172,13 +176,13 @@ var (
 
 // failureItem parses one assistant line; ok is false when it is not a
 // failed tool marker.
-func failureItem(line string) (Item, bool) {
+func failureItem(line string) (mustItem, bool) {
 	t := strings.TrimSpace(line)
 	if len(t) < 3 || t[0] != '[' || t[len(t)-1] != ']' {
-		return Item{}, false
+		return mustItem{}, false
 	}
 	inner := t[1 : len(t)-1]
-	it := Item{Kind: KindFailure, Value: inner, From: FromAssistant}
+	it := mustItem{Item: Item{Kind: KindFailure, Value: inner, From: FromAssistant}}
 	var subject string
 	if i := strings.Index(inner, " ✗ "); i >= 0 {
 		subject = inner[:i]
@@ -190,7 +194,7 @@ func failureItem(line string) (Item, bool) {
 	} else if m := exitRe.FindStringSubmatchIndex(inner); m != nil {
 		code := inner[m[2]:m[3]]
 		if code == "0" {
-			return Item{}, false
+			return mustItem{}, false
 		}
 		subject = inner[:m[0]]
 		it.outcome = failureOutcome{kind: "exit", code: code}
@@ -198,7 +202,7 @@ func failureItem(line string) (Item, bool) {
 		subject = inner[:m[0]]
 		it.outcome = failureOutcome{kind: "timeout"}
 	} else {
-		return Item{}, false
+		return mustItem{}, false
 	}
 	// Drop the marker's verb ("shell: ", "asked user: ").
 	if i := strings.Index(subject, ": "); i >= 0 && strings.Count(subject[:i], " ") <= 1 && !strings.ContainsRune(subject[:i], '"') {
@@ -213,18 +217,28 @@ func failureItem(line string) (Item, bool) {
 // in the order of Kinds and, within a kind, in order of first appearance
 // (previous briefing, then the turns in order). Duplicates are dropped.
 func MustKeep(h History) []Item {
-	byKind := map[Kind][]Item{}
+	ms := mustKeep(h)
+	out := make([]Item, len(ms))
+	for i, m := range ms {
+		out[i] = m.Item
+	}
+	return out
+}
+
+func mustKeep(h History) []mustItem {
+	byKind := map[Kind][]mustItem{}
 	seen := map[string]bool{}
-	add := func(k Kind, value, norm, from string, it *Item) {
+	add := func(k Kind, value, norm, from string, it *mustItem) {
 		key := string(k) + "\x00" + norm
 		if seen[key] {
 			return
 		}
 		seen[key] = true
 		if it == nil {
-			it = &Item{}
+			it = &mustItem{}
 		}
-		it.Kind, it.Value, it.From = k, value, from
+		// A clone: the value must not keep the whole history alive.
+		it.Kind, it.Value, it.From = k, strings.Clone(value), from
 		byKind[k] = append(byKind[k], *it)
 	}
 	common := func(text, from string, named bool) {
@@ -262,7 +276,7 @@ func MustKeep(h History) []Item {
 		if t.Role == FromUser {
 			common(t.Text, FromUser, true)
 			for _, d := range Decisions(t.Text) {
-				it := &Item{words: ContentWords(d), neg: hasNegation(d)}
+				it := &mustItem{words: ContentWords(d), neg: hasNegation(d)}
 				if len(it.words) == 0 {
 					continue
 				}
@@ -277,7 +291,7 @@ func MustKeep(h History) []Item {
 			}
 		}
 	}
-	var out []Item
+	var out []mustItem
 	for _, k := range Kinds {
 		out = append(out, byKind[k]...)
 	}

@@ -102,7 +102,7 @@ func TestMustKeepFailures(t *testing.T) {
 // keptLost runs the kept check of one briefing against the items of h.
 func keptLost(h History, briefingText string) (kept, lost []string) {
 	b := newBriefing(briefingText)
-	for _, it := range MustKeep(h) {
+	for _, it := range mustKeep(h) {
 		if b.keeps(it) {
 			kept = append(kept, string(it.Kind)+" "+it.Value)
 		} else {

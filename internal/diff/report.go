@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"sort"
@@ -273,10 +275,48 @@ func chains(cs []*Comparison) []Chain {
 	return out
 }
 
-// WriteJSON writes the report as indented JSON without HTML escaping.
+// WriteJSON writes the report as indented JSON without HTML escaping, as
+// json.Encoder with SetIndent("", "  ") would, but one comparison at a time
+// so that the whole document is never held in memory.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	enc.SetIndent("    ", "  ")
+	if len(r.Comparisons) == 0 {
+		bw.WriteString("{\n  \"comparisons\": [],\n")
+	} else {
+		bw.WriteString("{\n  \"comparisons\": [\n")
+		for i, c := range r.Comparisons {
+			buf.Reset()
+			if err := enc.Encode(c); err != nil {
+				return err
+			}
+			bw.WriteString("    ")
+			bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			if i < len(r.Comparisons)-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("  ],\n")
+	}
+	// The rest of the fields, re-indented.
+	buf.Reset()
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(reportTail{r.Errors, r.Summary, r.Chains, r.FailOn, r.Failed}); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimPrefix(buf.Bytes(), []byte("{\n")))
+	return bw.Flush()
+}
+
+// reportTail is a report without its comparisons, in the same key order.
+type reportTail struct {
+	Errors  []BundleError `json:"errors"`
+	Summary Summary       `json:"summary"`
+	Chains  []Chain       `json:"chains"`
+	FailOn  []string      `json:"failOn"`
+	Failed  []Failure     `json:"failed"`
 }

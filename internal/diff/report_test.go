@@ -246,3 +246,25 @@ func TestMedians(t *testing.T) {
 		t.Errorf("empty median = %v", m)
 	}
 }
+
+// TestWriteJSONStreamsWhatTheEncoderWrites checks the streaming writer
+// against encoding/json on whole reports, with HTML characters left alone.
+func TestWriteJSONStreamsWhatTheEncoderWrites(t *testing.T) {
+	full := goldenReport(true)
+	full.Errors = append(full.Errors, BundleError{Bundle: "a&b", Error: "<previous-chat-history> & more"})
+	for _, r := range []*Report{full, NewReport(nil, nil, nil), NewReport(nil, []BundleError{{Bundle: "x", Error: "y"}}, []string{MeasureRules})} {
+		var want, got bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want.String(), got.String()); d != "" {
+			t.Errorf("WriteJSON (-encoder +streamed):\n%s", d)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func Leaks(text string) (names []string, count int) {
 				continue
 			}
 			seen[n] = true
-			names = append(names, n)
+			names = append(names, strings.Clone(n))
 		}
 	}
 	return names, len(hits)
@@ -153,7 +153,7 @@ func CheckRules(text, profile string) []Violation {
 	hit := func(rule string, line int, example string) {
 		v := found[rule]
 		if v == nil {
-			v = &Violation{Rule: rule, Example: clip(example, 120)}
+			v = &Violation{Rule: rule, Example: strings.Clone(clip(example, 120))}
 			found[rule] = v
 		}
 		v.Count++

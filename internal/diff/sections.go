@@ -174,6 +174,12 @@ func DiffSections(a, b string, withText bool) []SectionDiff {
 }
 
 func sectionDiff(a, b *Section, withText bool) SectionDiff {
+	d := sectionDiffText(a, b, withText)
+	d.Heading = strings.Clone(d.Heading) // not the whole briefing
+	return d
+}
+
+func sectionDiffText(a, b *Section, withText bool) SectionDiff {
 	var d SectionDiff
 	var at, bt string
 	switch {

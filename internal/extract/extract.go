@@ -259,8 +259,14 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				j.hist, j.hnull, err = snap.History(ctx, c.ID)
 			}
 			if err != nil {
-				readErr = fmt.Errorf("chat %s: %w", c.ID, err)
-				cancel()
+				// After a cancel (the caller's, or another stage's
+				// failure) the read fails because of it, often as "transaction
+				// has already been committed or rolled back": that error
+				// must not hide the real cause.
+				if ctx.Err() == nil {
+					readErr = fmt.Errorf("chat %s: %w", c.ID, err)
+					cancel()
+				}
 				return
 			}
 			select {

@@ -545,15 +545,21 @@ func TestOutputDirectory(t *testing.T) {
 
 // TestCancelledRunLeavesNothing: a run that fails half-way leaves neither a
 // partial tree nor its staging directory, and keeps an old output intact.
+//
+// With one worker and more chats than the read-ahead, the reader is
+// usually in the middle of a read when the cancel lands; the run must still
+// report the cancellation, not the failed read of the rolled-back snapshot.
 func TestCancelledRunLeavesNothing(t *testing.T) {
 	var chats []tChat
-	for i := 0; i < 20; i++ {
-		chats = append(chats, tChat{id: fmt.Sprintf("c%02d", i), title: fmt.Sprintf("Chat %d", i), lastAt: int64(100 - i), rows: convo(10, 4, 8)})
+	for i := 0; i < 40; i++ {
+		chats = append(chats, tChat{id: fmt.Sprintf("c%02d", i), title: fmt.Sprintf("Chat %d", i), lastAt: int64(100 - i), rows: convo(60, 4, 8)})
 	}
 	db := writeDB(t, chats...)
-	for _, force := range []bool{false, true} {
-		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
+	for i := 0; i < 6; i++ {
+		force := i%2 == 1
+		t.Run(fmt.Sprintf("force=%v/try%d", force, i/2), func(t *testing.T) {
 			opts := testOptions(t, db)
+			opts.Workers = 1
 			opts.Force = force
 			if force {
 				writeOld(t, opts.OutDir)
@@ -693,5 +699,44 @@ func TestHooksNotConcurrent(t *testing.T) {
 	}
 	if warns != 40 {
 		t.Errorf("%d warnings seen by the hook, want 40", warns)
+	}
+}
+
+// TestFailureReportedByItsCause: when one stage fails half-way (here the
+// ordered rename of a chat directory), the run reports that failure, not
+// the cancellation it causes in the other stages, and leaves nothing.
+func TestFailureReportedByItsCause(t *testing.T) {
+	var chats []tChat
+	for i := 0; i < 40; i++ {
+		chats = append(chats, tChat{id: fmt.Sprintf("c%02d", i), title: "Chat", lastAt: int64(100 - i), rows: convo(120, 4)})
+	}
+	db := writeDB(t, chats...)
+	for i := 0; i < 4; i++ {
+		opts := testOptions(t, db)
+		opts.Workers = 1 + i%2
+		sum, err := Run(context.Background(), opts, Hooks{Progress: func(done, total, bundles int) {
+			if done != 2 {
+				return
+			}
+			// Block the name the fourth chat will be renamed to.
+			st, _ := filepath.Glob(filepath.Join(filepath.Dir(opts.OutDir), ".*.partial-*"))
+			if len(st) != 1 {
+				t.Errorf("staging directories %v", st)
+				return
+			}
+			if err := os.MkdirAll(filepath.Join(st[0], "004-chat", "in-the-way"), 0o755); err != nil {
+				t.Error(err)
+			}
+		}})
+		if err == nil {
+			t.Fatalf("Run succeeded: %+v", sum)
+		}
+		if errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "004-chat") {
+			t.Errorf("err %q, want the failed rename of 004-chat", err)
+		}
+		noStaging(t, opts.OutDir)
+		if _, err := os.Stat(opts.OutDir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("output directory exists after a failed run")
+		}
 	}
 }

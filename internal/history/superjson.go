@@ -73,10 +73,14 @@ type decoder struct {
 
 // parsePath splits an escaped dot path ("a\.b.c" is ["a.b", "c"]).
 func (d *decoder) parsePath(s string) ([]string, error) {
+	return d.parsePathAppend(nil, s)
+}
+
+// parsePathAppend appends the segments of s to dst.
+func (d *decoder) parsePathAppend(dst []string, s string) ([]string, error) {
 	if strings.IndexByte(s, '\\') < 0 {
 		// No escapes: plain segments, sharing the text.
-		n := strings.Count(s, ".") + 1
-		out := make([]string, 0, n)
+		out := dst
 		for {
 			i := strings.IndexByte(s, '.')
 			if i < 0 {
@@ -86,7 +90,7 @@ func (d *decoder) parsePath(s string) ([]string, error) {
 			s = s[i+1:]
 		}
 	}
-	var out []string
+	out := dst
 	var seg strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -157,7 +161,7 @@ func (d *decoder) applyValues(root, tree Value) (Value, error) {
 		}
 		return nil // numbers, booleans: no entries
 	}
-	if err := walk(tree, nil, ""); err != nil {
+	if err := walk(tree, make([]string, 0, 16), ""); err != nil {
 		return Value{}, err
 	}
 	return root, nil
@@ -179,12 +183,12 @@ func (d *decoder) eachEntry(obj Value, origin []string, raw string, fn func(Valu
 		}
 	}
 	for i, k := range keys {
-		p, err := d.parsePath(k)
+		// full extends origin in place: siblings reuse the same tail, and
+		// each is used only during its own call.
+		full, err := d.parsePathAppend(origin, k)
 		if err != nil {
 			return err
 		}
-		full := make([]string, 0, len(origin)+len(p))
-		full = append(append(full, origin...), p...)
 		r := k
 		if raw != "" {
 			r = raw + "." + k

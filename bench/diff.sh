@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Times `compact diff` over 1,000 synthetic bundles of about 30,000
+# characters each (100 chains of 10 compressions, each bundle with one
+# replay whose output is the actual briefing with sentences reworded,
+# sections dropped or added, paths lost and a leaked tag now and then).
+# Prints the wall time of each output format and compact's peak RSS.
+#
+#   bench/diff.sh                    # 1000 bundles of 30000 characters
+#   BUNDLES=200 CHARS=10000 bench/diff.sh
+#
+# The bundles are written once by `go run ./internal/diff/benchgen` to
+# bench/out/diff-<BUNDLES>-<CHARS>/ (override the root with OUT=DIR) and
+# kept for the next run. Goal: the text run under 10 s on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-bench/out}
+BUNDLES=${BUNDLES:-1000}
+CHARS=${CHARS:-30000}
+mkdir -p "$OUT"
+
+go build -o "$OUT/compact" .
+bin="$OUT/compact"
+data="$OUT/diff-$BUNDLES-$CHARS/prerelease"
+if [ ! -d "$data" ]; then
+  go run ./internal/diff/benchgen -out "$data" -bundles "$BUNDLES" -chars "$CHARS"
+fi
+sync
+
+now() { date +%s.%N; }
+timeit() { # label, then the command; prints label, seconds, peak RSS
+  local label=$1; shift
+  local rss="$OUT/diff-rss.$$"
+  local t0 t1 code=0
+  t0=$(now)
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%M" -o "$rss" "$@" > "$OUT/diff-out.$$" || code=$?
+  else
+    "$@" > "$OUT/diff-out.$$" || code=$?
+    echo 0 > "$rss"
+  fi
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" -v l="$label" -v r="$(tail -n 1 "$rss")" -v c="$code" -v o="$(stat -c %s "$OUT/diff-out.$$")" \
+    'BEGIN { printf "%-22s %8.2f %8.0f %10.1f %5d\n", l, b - a, r / 1024, o / 1e6, c }'
+  rm -f "$rss" "$OUT/diff-out.$$"
+}
+
+echo "compact diff over $BUNDLES bundles of about $CHARS characters ($(nproc) CPUs)"
+printf '%-22s %8s %8s %10s %5s\n' run seconds rss_MB output_MB exit
+timeit "text" "$bin" diff "$data"
+timeit "text --stat" "$bin" diff --stat "$data"
+timeit "json" "$bin" diff --json "$data"
+timeit "markdown --stat" "$bin" diff --format markdown --stat "$data"
+echo "goal: text under 10 s on 2 cores (exit 0: no bundle failed to compare)"

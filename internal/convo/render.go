@@ -1,0 +1,196 @@
+package convo
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/strategy"
+)
+
+// CompactHistory renders messages in the layout of the compact history the
+// compression model reads (spec §6): previous, when not empty, inside
+// <previous-chat-history>, then one <user> or <assistant> turn per message,
+// joined with "\n". It is what the builtin briefing writer and the
+// must-keep measures of internal/diff read.
+//
+// A message with Raw (stagewise) is serialized as the app serializes it,
+// with the given profile (nil: e3e), its stored briefing ignored; the tool
+// messages made from its tool parts are left out, since its tool markers
+// already stand for them. Any other user or assistant message is written
+// from Content, escaped; an assistant's tool calls become one marker line
+// each, "[name: subject]", where subject is the call's path, command, query
+// or pattern argument (else its arguments, cut to 80 characters), and the
+// answering tool message decides the suffix the way the stagewise markers
+// do: " ✗ first line of the error", " → exit N" or " → timed out" (see
+// ToolFailure). System messages and other tool messages write nothing.
+func CompactHistory(msgs []strategy.Message, previous string, profile *serialize.Profile) string {
+	var b strings.Builder
+	if previous != "" {
+		b.WriteString(serialize.PrevOpen)
+		b.WriteString(previous)
+		b.WriteString(serialize.PrevClose)
+	}
+	results := map[string]string{}
+	rawCalls := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == strategy.RoleTool && m.Raw == nil && !m.Synthetic {
+			results[m.ToolCallID] = m.Content
+		}
+		if m.Raw != nil {
+			for _, c := range m.ToolCalls {
+				rawCalls[c.ID] = true
+			}
+		}
+	}
+	turn := func(s string) {
+		if s == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	}
+	for _, m := range msgs {
+		if m.Synthetic {
+			continue
+		}
+		if m.Raw != nil {
+			turn(serialize.Serialize([]history.Value{withoutSummary(*m.Raw)}, serialize.Options{Profile: profile}))
+			continue
+		}
+		switch m.Role {
+		case strategy.RoleUser:
+			turn("<user>" + serialize.Esc(m.Content) + "</user>")
+		case strategy.RoleAssistant:
+			var lines []string
+			if m.Content != "" {
+				lines = append(lines, serialize.Esc(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				if rawCalls[c.ID] {
+					continue
+				}
+				marker := "[" + c.Name + ": " + callSubject(c.Arguments)
+				if out, ok := results[c.ID]; ok {
+					marker += ToolFailure(out)
+				}
+				lines = append(lines, serialize.Esc(marker+"]"))
+			}
+			if len(lines) > 0 {
+				turn("<assistant>" + strings.Join(lines, "\n") + "</assistant>")
+			}
+		}
+	}
+	return b.String()
+}
+
+// withoutSummary returns msg without metadata.compressedHistory (a
+// shallow copy when it has one).
+func withoutSummary(msg history.Value) history.Value {
+	if history.CompressedHistory(msg).IsUndefined() {
+		return msg
+	}
+	out := history.NewObject()
+	for _, k := range msg.Keys() {
+		v := msg.Get(k)
+		if k == "metadata" {
+			meta := history.NewObject()
+			for _, mk := range v.Keys() {
+				if mk != "compressedHistory" {
+					meta.Set(mk, v.Get(mk))
+				}
+			}
+			v = meta
+		}
+		out.Set(k, v)
+	}
+	return out
+}
+
+// subjectKeys are the argument members a marker names, in order of
+// preference.
+var subjectKeys = []string{"path", "file_path", "filePath", "filename", "command", "cmd", "query", "pattern", "url"}
+
+// callSubject is what a generic tool marker names: the first subject
+// argument, else the arguments themselves, at most 80 characters.
+func callSubject(args string) string {
+	var obj map[string]any
+	if json.Unmarshal([]byte(args), &obj) == nil {
+		for _, k := range subjectKeys {
+			if s, ok := obj[k].(string); ok && s != "" {
+				return cut(firstLine(s), 80)
+			}
+		}
+	}
+	return cut(firstLine(args), 80)
+}
+
+var (
+	exitTextRe  = regexp.MustCompile(`(?i)\bexit(?:ed)?(?:\s+with)?(?:\s+(?:code|status))?\s*[:=]?\s*(-?\d+)\b`)
+	errorTextRe = regexp.MustCompile(`(?i)^\s*(?:error|fatal|exception|traceback)\b`)
+	timeoutRe   = regexp.MustCompile(`(?i)\btimed?[ _-]?out\b`)
+)
+
+// ToolFailure reads a tool result and returns the suffix of its marker,
+// "" when it does not report a failure:
+//
+//   - a JSON object with a non-zero exit_code (or exitCode, exit_status,
+//     returncode) gives " → exit N"; timed_out (or timedOut) true gives
+//     " → timed out"; a non-empty error (or stderr with a non-zero code
+//     already counted) gives " ✗ " and its first line;
+//   - other text gives " → exit N" for "exit N", "exited with code N",
+//     "exit status N" (N not 0), " → timed out" for "timed out" in the
+//     first line, and " ✗ " and the first line when the text starts with
+//     error, fatal, exception or traceback, or holds "✗".
+func ToolFailure(content string) string {
+	t := strings.TrimSpace(content)
+	var obj map[string]any
+	if strings.HasPrefix(t, "{") && json.Unmarshal([]byte(t), &obj) == nil {
+		for _, k := range []string{"exit_code", "exitCode", "exit_status", "returncode"} {
+			if n, ok := obj[k].(float64); ok && n != 0 {
+				return " → exit " + strconv.FormatFloat(n, 'f', -1, 64)
+			}
+		}
+		for _, k := range []string{"timed_out", "timedOut"} {
+			if v, ok := obj[k].(bool); ok && v {
+				return " → timed out"
+			}
+		}
+		if e, ok := obj["error"].(string); ok && strings.TrimSpace(e) != "" {
+			return " ✗ " + cut(firstLine(e), 80)
+		}
+		return ""
+	}
+	if m := exitTextRe.FindStringSubmatch(t); m != nil && strings.TrimLeft(m[1], "-0") != "" {
+		return " → exit " + m[1]
+	}
+	first := firstLine(t)
+	if timeoutRe.MatchString(first) {
+		return " → timed out"
+	}
+	if errorTextRe.MatchString(t) || strings.Contains(first, "✗") {
+		return " ✗ " + cut(first, 80)
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// cut keeps the first n UTF-16 units of s.
+func cut(s string, n int) string {
+	if history.Len16(s) <= n {
+		return s
+	}
+	return history.ToWellFormed(history.Slice16(s, n))
+}
