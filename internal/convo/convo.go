@@ -10,8 +10,8 @@
 //     briefing the app stored on it (StoredSummary).
 //
 // It also renders generic messages back into the compact-history layout the
-// builtin briefing writer and the must-keep measures of internal/diff read
-// (CompactHistory), and measures must-keep retention (Retention).
+// must-keep measures of internal/diff read (CompactHistory), and measures how many must-keep items of the compacted
+// messages a summary kept (MeasureRetention).
 //
 // # The JSONL format
 //

@@ -167,7 +167,7 @@ func TestLoadBundleWarnsAboutJunkHistoryAndMetadata(t *testing.T) {
 		t.Fatalf("HasHistory %v, warnings %q", in.HasHistory, in.Warnings)
 	}
 	c := Compare(in)
-	if c.A.KeptRatio != nil || c.Items != 0 {
+	if c.A.KeptRatio != nil || c.ItemCount != 0 {
 		t.Errorf("items measured without a history: %+v", c.A)
 	}
 }

@@ -70,8 +70,8 @@ type Side struct {
 	LostPaths  int                  `json:"lostPaths"`
 	LeakCount  int                  `json:"leakCount"`
 	Violations int                  `json:"violations"`
-	Sections   int                  `json:"sections"`
-	Sentences  int                  `json:"sentences"`
+	Sections   int                  `json:"sectionCount"`
+	Sentences  int                  `json:"sentenceCount"`
 }
 
 // KindCounts counts the items of one kind.
@@ -96,7 +96,7 @@ type Comparison struct {
 	TargetChars   int            `json:"targetChars"`
 	PreviousChars *int           `json:"previousChars"`
 	HasHistory    bool           `json:"hasHistory"`
-	Items         int            `json:"items"`
+	ItemCount     int            `json:"itemCount"`
 	Sections      []SectionDiff  `json:"sections"`
 	SectionCounts map[string]int `json:"sectionCounts"`
 	Worse         []string       `json:"worse"`
@@ -156,7 +156,7 @@ func Compare(in Input) *Comparison {
 		Profile:     profile,
 		TargetChars: target,
 		HasHistory:  in.HasHistory,
-		Items:       len(items),
+		ItemCount:   len(items),
 		Warnings:    in.Warnings,
 	}
 	if in.HasPrevious {

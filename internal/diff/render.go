@@ -197,7 +197,7 @@ func measureRows(c *Comparison) [][3]string {
 	}
 	if c.HasHistory {
 		kept := func(s Side) string {
-			return fmt.Sprintf("%d/%d (%s)", len(s.Kept), c.Items, pct(*s.KeptRatio))
+			return fmt.Sprintf("%d/%d (%s)", len(s.Kept), c.ItemCount, pct(*s.KeptRatio))
 		}
 		rows = append(rows, [3]string{"must-keep", kept(c.A), kept(c.B)})
 		for _, k := range Kinds {

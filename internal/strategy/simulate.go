@@ -31,8 +31,9 @@ type Guarded interface {
 	// SetHold tells the next Step not to call the summarizer: when its
 	// trigger fires it reports Fired with Rejected = RejectCap instead.
 	SetHold(hold bool)
-	// Checkpoint saves the state; the returned function restores it (the
-	// view as it was before the compaction).
+	// Checkpoint saves the compaction state; the returned function
+	// restores it: the view as it was before the compaction, with the
+	// messages the Step in between appended.
 	Checkpoint() (restore func())
 	// State reports the current view: history messages in it, the active
 	// summary's length in UTF-16 units, and its size in tokens (system

@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compactlab/compact/internal/replay"
+)
+
+// TestSampleExtractReplayDiff is the whole offline loop on the shipped
+// sample: extract, replay with the built-in model, diff. The measures are
+// stable from run to run, and --fail-on exits as the measures say.
+func TestSampleExtractReplayDiff(t *testing.T) {
+	measure := func() (string, map[string]any) {
+		dir := extractSample(t)
+		if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", dir); code != 0 {
+			t.Fatalf("replay: %s", errOut)
+		}
+		code, out, errOut := runIn(t, nil, "diff", "--json", dir)
+		if code != 0 {
+			t.Fatalf("diff: exit %d: %s", code, errOut)
+		}
+		var res struct {
+			Comparisons []struct {
+				Bundle string `json:"bundle"`
+				A, B   struct {
+					Chars     int   `json:"chars"`
+					Lost      []any `json:"lost"`
+					Leaks     []any `json:"leaks"`
+					LostPaths int   `json:"lostPaths"`
+				}
+				Similarity struct {
+					RougeL struct {
+						F1 float64 `json:"f1"`
+					} `json:"rougeL"`
+				} `json:"similarity"`
+			} `json:"comparisons"`
+			Summary map[string]any `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Comparisons) != 7 {
+			t.Fatalf("%d comparisons, want 7", len(res.Comparisons))
+		}
+		// Strip what legitimately changes (paths of temp dirs, times) and
+		// keep the measures.
+		var b strings.Builder
+		for _, c := range res.Comparisons {
+			name := c.Bundle[strings.Index(c.Bundle, "prerelease"):]
+			if c.B.LostPaths != 0 || len(c.B.Leaks) != 0 {
+				t.Errorf("%s: the builtin briefing lost %d paths, leaked %v", name, c.B.LostPaths, c.B.Leaks)
+			}
+			b.WriteString(name)
+			b.WriteString(" ")
+			jb, _ := json.Marshal([]any{c.A.Chars, c.B.Chars, len(c.A.Lost), len(c.B.Lost), c.Similarity.RougeL.F1})
+			b.Write(jb)
+			b.WriteString("\n")
+		}
+		return b.String(), res.Summary
+	}
+	first, _ := measure()
+	second, _ := measure()
+	if first != second {
+		t.Errorf("measures changed between runs:\n%s\n---\n%s", first, second)
+	}
+
+	dir := extractSample(t)
+	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", dir); code != 0 {
+		t.Fatal(errOut)
+	}
+	// The builtin keeps every path and leaks no tag: these gates pass.
+	if code, _, errOut := runIn(t, nil, "diff", "--stat", "--fail-on", "lost-paths", "--fail-on", "leak", dir); code != 0 {
+		t.Errorf("--fail-on lost-paths,leak: exit %d: %s", code, errOut)
+	}
+	// A replay that leaks the tag and drops the paths fails both gates.
+	bundles, _ := replay.FindBundles([]string{dir})
+	bad := "<previous-chat-history>\n## Summary\n\nYou worked on the app and it went fine overall, nothing else."
+	if err := os.WriteFile(filepath.Join(bundles[0], "replays", "builtin", "output.md"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, gate := range []string{"leak", "lost-paths"} {
+		if code, _, _ := runIn(t, nil, "diff", "--stat", "--fail-on", gate, dir); code != 1 {
+			t.Errorf("--fail-on %s with a bad replay: exit %d, want 1", gate, code)
+		}
+	}
+}
