@@ -58,12 +58,7 @@ func newCmdCompress(f *Factory) *cobra.Command {
 			"  compact compress --chat 7f3a… --at 40 --context-window 200000 --no-model",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg := f.Config
-			str := func(flag, key string, dst *string) {
-				if !c.Flags().Changed(flag) {
-					*dst = cfg.String(key)
-				}
-			}
+			str := func(flag, key string, dst *string) { configDefault(c, f, flag, key, dst) }
 			str("channel", "extract::channel", &opts.Channel)
 			str("pack", "pack", &opts.Pack)
 			str("profile", "profile", &opts.Profile)

@@ -55,12 +55,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"upstream script does.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg := f.Config
-			str := func(flag, key string, dst *string) {
-				if !c.Flags().Changed(flag) {
-					*dst = cfg.String(key)
-				}
-			}
+			str := func(flag, key string, dst *string) { configDefault(c, f, flag, key, dst) }
 			str("channel", "extract::channel", &opts.Channel)
 			str("source", "extract::source", &opts.Source)
 			str("min-messages", "extract::min_messages", &opts.MinMessages)

@@ -149,6 +149,14 @@ func isUsage(err error) bool {
 	return false
 }
 
+// configDefault fills *dst from the configuration key unless the user set
+// the flag: flags win over the environment, which wins over the file.
+func configDefault(c *cobra.Command, f *Factory, flag, key string, dst *string) {
+	if !c.Flags().Changed(flag) {
+		*dst = f.Config.String(key)
+	}
+}
+
 // Execute runs compact with the process's arguments and streams.
 func Execute() int {
 	return Run(iostreams.System(), os.Args[1:])

@@ -46,25 +46,9 @@ func ReadStagewise(ctx context.Context, path string, opts StagewiseOptions) ([]*
 	}
 	problems := []Problem{}
 	explicit := len(opts.ChatIDs) > 0
-	if explicit {
-		want := map[string]bool{}
-		for _, id := range opts.ChatIDs {
-			want[id] = true
-		}
-		var sel []store.Chat
-		for _, c := range chats {
-			if want[c.ID] {
-				sel = append(sel, c)
-				delete(want, c.ID)
-			}
-		}
-		for _, id := range opts.ChatIDs {
-			if want[id] {
-				problems = append(problems, Problem{Message: fmt.Sprintf("chat %s: no such chat in the database", id)})
-				delete(want, id)
-			}
-		}
-		chats = sel
+	chats, missing := store.SelectChats(chats, opts.ChatIDs)
+	for _, id := range missing {
+		problems = append(problems, Problem{Message: fmt.Sprintf("chat %s: no such chat in the database", id)})
 	}
 	var out []*History
 	for _, c := range chats {

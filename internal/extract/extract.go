@@ -155,29 +155,13 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		}
 	}
 
-	chats, err := snap.Chats(ctx)
+	all, err := snap.Chats(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(opts.ChatIDs) > 0 {
-		want := map[string]bool{}
-		for _, id := range opts.ChatIDs {
-			want[id] = true
-		}
-		var sel []store.Chat
-		for _, c := range chats {
-			if want[c.ID] {
-				sel = append(sel, c)
-				delete(want, c.ID)
-			}
-		}
-		for _, id := range opts.ChatIDs {
-			if want[id] {
-				x.warn(Warning{ChatID: id, Message: -1, Text: "no such chat in the database"})
-				delete(want, id)
-			}
-		}
-		chats = sel
+	chats, missing := store.SelectChats(all, opts.ChatIDs)
+	for _, id := range missing {
+		x.warn(Warning{ChatID: id, Message: -1, Text: "no such chat in the database"})
 	}
 	sum.Chats = len(chats)
 

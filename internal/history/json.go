@@ -471,10 +471,21 @@ func (p *parser) strSlow(start int) (string, error) {
 	s := p.s
 	// The unescaped text is never longer than the raw one.
 	b := make([]byte, 0, rawStringEnd(s, p.i)-start)
-	b = append(b, s[start:p.i]...)
+	if run := s[start:p.i]; utf8.ValidString(run) {
+		b = append(b, run...)
+	} else {
+		b = append(b, toValidUTF8(run)...)
+	}
 	for p.i < len(s) {
 		if j := scanPlain(s, p.i); j > p.i {
-			b = append(b, s[p.i:j]...)
+			// Raw runs end at ASCII bytes, so no character is split; the
+			// lone surrogates of \u escapes are added below, never
+			// "repaired" here.
+			if run := s[p.i:j]; utf8.ValidString(run) {
+				b = append(b, run...)
+			} else {
+				b = append(b, toValidUTF8(run)...)
+			}
 			p.i = j
 			if p.i >= len(s) {
 				break
@@ -484,11 +495,7 @@ func (p *parser) strSlow(start int) (string, error) {
 		switch {
 		case c == '"':
 			p.i++
-			out := unsafe.String(unsafe.SliceData(b), len(b))
-			if !utf8.ValidString(out) {
-				out = toValidUTF8Keep(out)
-			}
-			return out, nil
+			return unsafe.String(unsafe.SliceData(b), len(b)), nil
 		case c < 0x20:
 			return "", p.errf("control character U+%04X in a string", c)
 		}
@@ -560,34 +567,6 @@ func hex4(s string, i int) (rune, bool) {
 func toValidUTF8(s string) string {
 	b := make([]byte, 0, len(s)+8)
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < 0x80 {
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError || size > 1 {
-			b = append(b, s[i:i+size]...)
-			i += size
-			continue
-		}
-		b = append(b, "\uFFFD"...)
-		i += maximalSubpart(s[i:])
-	}
-	return string(b)
-}
-
-// toValidUTF8Keep is toValidUTF8 that leaves WTF-8 lone surrogates (made by
-// our own \u escapes) in place.
-func toValidUTF8Keep(s string) string {
-	b := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		if _, ok := isSurrogateAt(s, i); ok {
-			b = append(b, s[i:i+3]...)
-			i += 3
-			continue
-		}
 		c := s[i]
 		if c < 0x80 {
 			b = append(b, c)

@@ -112,3 +112,22 @@ func TestObjectKeyOrderIsJavaScriptOrder(t *testing.T) {
 		t.Errorf("got %s", s)
 	}
 }
+
+func TestRawSurrogateBytesBecomeReplacementsEvenBesideEscapes(t *testing.T) {
+	// Raw ED A0 80 is ill-formed UTF-8 (three replacements, as Node
+	// decodes it); the \ud800 escape is a real lone surrogate.
+	v, err := ParseJSON("\"\xed\xa0\x80\\n\\ud800\"")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ToWellFormed(v.Str()); got != "\uFFFD\uFFFD\uFFFD\n\uFFFD" {
+		t.Errorf("got %q", got)
+	}
+	if Len16(v.Str()) != 5 {
+		t.Errorf("len16 = %d, want 5", Len16(v.Str()))
+	}
+	s, _, _ := JSONStringify(v)
+	if s != "\"\uFFFD\uFFFD\uFFFD\\n\\ud800\"" {
+		t.Errorf("stringify %s", s)
+	}
+}

@@ -1,10 +1,11 @@
 package sample
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/compactlab/compact/internal/history"
 )
 
 // The value model of the generator: JSON values with insertion-ordered
@@ -130,70 +131,16 @@ func (w *jsonWriter) superjson(v any) string {
 	return string(w.buf)
 }
 
-const hexdigits = "0123456789abcdef"
-
-// appendJSString quotes s like JSON.stringify: only '"', '\\' and control
-// characters are escaped; '<', '>', '&', U+2028 and non-ASCII stay raw.
+// appendJSString quotes s like JSON.stringify (history's writer: only
+// '"', '\\' and control characters are escaped).
 func appendJSString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexdigits[c>>4], hexdigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	out, _ := history.AppendJSON(b, history.StringValue(s))
+	return out
 }
 
-// appendJSNumber formats f like JavaScript's Number.prototype.toString for
-// the finite values the generator uses.
-func appendJSNumber(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(b, "null"...)
-	}
-	if f == 0 {
-		return append(b, '0')
-	}
-	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
-		return strconv.AppendFloat(b, f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // 1e+21, 1.5e-7
-	s = strings.Replace(s, "e+0", "e+", 1)
-	s = strings.Replace(s, "e-0", "e-", 1)
-	return append(b, s...)
-}
+// appendJSNumber formats f like JavaScript's Number.prototype.toString
+// (null for the non-finite, as JSON.stringify).
+func appendJSNumber(b []byte, f float64) []byte { return history.AppendNumber(b, f) }
 
 // len16 is JavaScript's String.length.
-func len16(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
+func len16(s string) int { return history.Len16(s) }

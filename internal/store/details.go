@@ -46,3 +46,28 @@ func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) 
 	}
 	return d, nil
 }
+
+// SelectChats keeps the chats whose id is in ids, in the order of chats, and
+// lists the ids not found, in the order given. No ids keeps every chat.
+func SelectChats(chats []Chat, ids []string) (sel []Chat, missing []string) {
+	if len(ids) == 0 {
+		return chats, nil
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	for _, c := range chats {
+		if want[c.ID] {
+			sel = append(sel, c)
+			delete(want, c.ID)
+		}
+	}
+	for _, id := range ids {
+		if want[id] {
+			missing = append(missing, id)
+			delete(want, id)
+		}
+	}
+	return sel, missing
+}

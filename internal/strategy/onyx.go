@@ -441,6 +441,13 @@ func pick(msgs []Message, idx []int) []Message {
 // onyx is the linear-history strategy: one branch, the active summary is
 // FindSummaryForBranch over the records it wrote (the newest, on a list).
 //
+// Trigger: history (the active summary's tokens plus the cost of every
+// message after its cutoff) > int((window − reserved) × threshold), with
+// reserved = Config.Reserved, or Config.SystemOverhead when 0, plus the
+// history's own system messages; threshold 0.75, recent share 0.2, window
+// DefaultContextWindow unless configured. ContextTokens = system overhead
+// + system messages + history.
+//
 // View: the history's system messages (Onyx sends its system prompt
 // separately; they count as reserved tokens), then the active summary as
 // an assistant message, then every message after its cutoff with each tool
@@ -471,6 +478,12 @@ func newOnyx(cfg Config) (Strategy, error) {
 }
 
 func (o *onyx) Name() string { return NameOnyx }
+
+// SummaryRecorder is implemented by the onyx strategy: the summary
+// records it wrote (those a guardrail undid are gone).
+type SummaryRecorder interface {
+	Summaries() []SummaryRecord
+}
 
 // Summaries returns the summary records written so far (kept ones).
 func (o *onyx) Summaries() []SummaryRecord { return append([]SummaryRecord(nil), o.records...) }

@@ -33,6 +33,19 @@ func (Builtin) Summarize(ctx context.Context, req SummaryRequest) (string, error
 	return RuleSummary(req.Previous, req.Compacted, req.TargetChars), nil
 }
 
+// StoredBoundaries lists the indices of the messages that carry a briefing
+// the app stored (StoredSummary set): the real boundaries a stagewise
+// simulation can be put beside.
+func StoredBoundaries(history []Message) []int {
+	var out []int
+	for k := range history {
+		if history[k].StoredSummary != nil && *history[k].StoredSummary != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // PlaceholderChars is the size of the Recorded summarizer's placeholder.
 const PlaceholderChars = 2000
 
