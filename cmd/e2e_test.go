@@ -88,3 +88,33 @@ func TestSampleExtractReplayDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestCommittedExampleIsCurrent keeps experiments-data/history-compression/
+// example in step with the sample database, the default pack and the
+// built-in model: a fresh extract and replay give the same bytes (the
+// replay records' times aside).
+func TestCommittedExampleIsCurrent(t *testing.T) {
+	const example = "../experiments-data/history-compression/example"
+	dir := filepath.Join(t.TempDir(), "example")
+	if code, _, errOut := runIn(t, nil, "extract", "--db", sampleDB, "--chat", "01047173-5fee-4fd1-841b-f445a3f0c50e", "--out", dir); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", dir); code != 0 {
+		t.Fatal(errOut)
+	}
+	fresh, _ := replay.FindBundles([]string{dir})
+	committed, err := replay.FindBundles([]string{example})
+	if err != nil || len(committed) != len(fresh) || len(fresh) == 0 {
+		t.Fatalf("committed %d bundles (%v), fresh %d", len(committed), err, len(fresh))
+	}
+	for i := range fresh {
+		for _, f := range []string{"system-prompt.md", "user-message.md", "compact-history.xml", "actual-output.md", "metadata.json", "replays/builtin/output.md"} {
+			a, errA := os.ReadFile(filepath.Join(committed[i], f))
+			b, errB := os.ReadFile(filepath.Join(fresh[i], f))
+			if errA != nil || errB != nil || string(a) != string(b) {
+				t.Errorf("%s/%s differs from a fresh run (%v %v); regenerate: go run . extract --db examples/stagewise/instances.sqlite --chat 01047173-5fee-4fd1-841b-f445a3f0c50e --out %s --force && go run . replay --model builtin --force %s",
+					filepath.Base(committed[i]), f, errA, errB, example[3:], example[3:])
+			}
+		}
+	}
+}
