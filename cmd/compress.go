@@ -14,9 +14,7 @@ import (
 	"github.com/compactlab/compact/internal/estimate"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/pipeline"
-	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
-	"github.com/compactlab/compact/internal/serialize"
 )
 
 func init() { register(newCmdCompress) }
@@ -101,27 +99,14 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		m := opts.MinUncomp
 		params.MinUncompressed = &m
 	}
-	profile, err := serialize.LookupProfile(opts.Profile)
+	in, err := resolvePipelineInputs(f, opts.Profile, opts.Pack, opts.Locale, opts.DB, opts.Channel, runtime.GOOS)
 	if err != nil {
-		return usageErr("--profile: %v", err)
+		return err
 	}
+	profile, pack, locale, db := in.profile, in.pack, in.locale, in.db
 	est, ok := estimate.Profiles[opts.Profile]
 	if !ok {
 		return usageErr("--profile: unknown profile %q", opts.Profile)
-	}
-	pack, err := prompt.Resolve(opts.Pack)
-	if err != nil {
-		return usageErr("--pack: %v", err)
-	}
-	locale := opts.Locale
-	if locale == "" {
-		locale = prompt.LocaleFromEnv(f.Getenv)
-	}
-	db := opts.DB
-	if db == "" {
-		if db, err = extract.DefaultDBPath(opts.Channel, runtime.GOOS, f.Getenv); err != nil {
-			return usageErr("%v", err)
-		}
 	}
 	out := opts.Out
 	if out == "" {

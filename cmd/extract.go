@@ -18,8 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/prompt"
-	"github.com/compactlab/compact/internal/serialize"
 )
 
 func init() { register(newCmdExtract) }
@@ -100,24 +98,11 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if opts.Source != extract.SourceMessages && opts.Source != extract.SourceHistory {
 		return usageErr("--source: unknown source %q (want messages or history)", opts.Source)
 	}
-	profile, err := serialize.LookupProfile(opts.Profile)
+	in, err := resolvePipelineInputs(f, opts.Profile, opts.Pack, opts.Locale, opts.DB, opts.Channel, opts.GOOS)
 	if err != nil {
-		return usageErr("--profile: %v", err)
+		return err
 	}
-	pack, err := prompt.Resolve(opts.Pack)
-	if err != nil {
-		return usageErr("--pack: %v", err)
-	}
-	locale := opts.Locale
-	if locale == "" {
-		locale = prompt.LocaleFromEnv(f.Getenv)
-	}
-	db := opts.DB
-	if db == "" {
-		if db, err = extract.DefaultDBPath(opts.Channel, opts.GOOS, f.Getenv); err != nil {
-			return usageErr("%v", err)
-		}
-	}
+	profile, pack, locale, db := in.profile, in.pack, in.locale, in.db
 	if _, err := os.Stat(db); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("database not found: %s (channel %s); pass --db PATH", db, opts.Channel)
