@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -48,6 +49,40 @@ func usageErr(format string, a ...any) error {
 	return &ExitError{Code: 2, Err: fmt.Errorf(format, a...)}
 }
 
+// version is Version, or what the build recorded about the module and its
+// source revision when Version was not set at build time.
+func version() string {
+	if Version != "dev" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version + " " + bi.GoVersion
+	}
+	v := Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " (" + rev + modified + ")"
+	}
+	return v + " " + bi.GoVersion
+}
+
 // NewRootCmd builds the command tree writing through io.
 func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 	f := &Factory{IO: io, Getenv: os.Getenv}
@@ -57,7 +92,7 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 		Long: "compact extracts compression events from stagewise agent databases into\n" +
 			"playground bundles, replays them against models, compares briefings, and\n" +
 			"runs the compression pipeline offline.",
-		Version:       Version,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
