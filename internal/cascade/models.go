@@ -56,9 +56,38 @@ func (ms Models) IDs() []string {
 	return out
 }
 
-// LoadModels reads the models: list of st.
+// LoadModels reads the models: list of st, then extra_models: on top of it
+// (a configuration file's list replaces the whole default table, so users
+// add or override models with extra_models instead; an entry with the id of
+// a listed model replaces it).
 func LoadModels(st *config.Store) (Models, error) {
-	return ParseModels(st.Get("models"))
+	ms, err := ParseModels(st.Get("models"))
+	if err != nil {
+		return nil, err
+	}
+	raw := st.Get("extra_models")
+	if raw == nil {
+		return ms, nil
+	}
+	if l, ok := raw.([]any); ok && len(l) == 0 {
+		return ms, nil
+	}
+	extra, err := ParseModels(raw)
+	if err != nil {
+		return nil, fmt.Errorf("extra_%w", err)
+	}
+	for _, m := range extra {
+		replaced := false
+		for i := range ms {
+			if ms[i].ID == m.ID {
+				ms[i], replaced = m, true
+			}
+		}
+		if !replaced {
+			ms = append(ms, m)
+		}
+	}
+	return ms, nil
 }
 
 var modelKeys = map[string]bool{
