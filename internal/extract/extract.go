@@ -335,7 +335,6 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 // decode turns the job's raw rows into messages; a chat that cannot be
 // decoded is skipped with a warning.
 func (x *extractor) decode(j *job) ([]history.Value, bool) {
-	c := j.chat
 	if x.opts.Source == SourceHistory {
 		if j.hnull {
 			x.chatWarn(j, -1, "the history column is NULL; skipped the chat")
@@ -370,7 +369,6 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 		}
 		msgs[i] = m
 	}
-	_ = c
 	return msgs, true
 }
 

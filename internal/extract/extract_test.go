@@ -14,29 +14,15 @@ import (
 	"strings"
 	"testing"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/testdb"
 )
 
 // ---------------------------------------------------------------------------
 // Test databases, written with raw SQL at schema v9.
 
-const schemaV9 = `
-CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR);
-CREATE TABLE agentInstances(id TEXT PRIMARY KEY, parent_agent_instance_id TEXT, type TEXT NOT NULL,
-  instance_config TEXT, created_at INTEGER NOT NULL, last_message_at INTEGER NOT NULL,
-  active_model_id TEXT NOT NULL, title TEXT NOT NULL, title_locked_by_user INTEGER,
-  history TEXT NOT NULL DEFAULT '{"json":[]}', queued_messages TEXT NOT NULL, input_state TEXT NOT NULL,
-  used_tokens INTEGER NOT NULL, mounted_workspaces TEXT, tool_approval_mode TEXT NOT NULL DEFAULT 'alwaysAsk');
-CREATE INDEX agentInstances_created_at_index ON agentInstances(created_at);
-CREATE INDEX agentInstances_last_message_at_index ON agentInstances(last_message_at);
-CREATE TABLE agentMessages(agent_instance_id TEXT NOT NULL, seq INTEGER NOT NULL, message_id TEXT NOT NULL,
-  role TEXT NOT NULL, parts TEXT NOT NULL, metadata TEXT, PRIMARY KEY (agent_instance_id, seq));
-CREATE INDEX agent_messages_agent_id_index ON agentMessages(agent_instance_id);
-INSERT INTO meta(key, value) VALUES('version', '9');
-`
+const schemaV9 = testdb.SchemaV9
 
 // tChat is one agentInstances row with its agentMessages rows.
 type tChat struct {
@@ -87,65 +73,25 @@ func convo(n int, points ...int) []tRow {
 	return rows
 }
 
-func openRW(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+func openRW(t *testing.T, path string) *sql.DB { return testdb.OpenRW(t, path) }
 
-type execer interface {
-	Exec(query string, args ...any) (sql.Result, error)
-}
+type execer = testdb.Execer
 
 func insertChats(t *testing.T, db execer, chats ...tChat) {
 	t.Helper()
 	for _, c := range chats {
-		hist := c.history
-		if hist == "" {
-			hist = `{"json":[]}`
-		}
-		if _, err := db.Exec(`INSERT INTO agentInstances(id, type, created_at, last_message_at, active_model_id, title, history, queued_messages, input_state, used_tokens)
-			VALUES(?, 'chat', 1, ?, 'claude-sonnet-4.6', ?, ?, '{"json":[]}', '{"json":""}', 0)`, c.id, c.lastAt, c.title, hist); err != nil {
-			t.Fatal(err)
-		}
+		rows := make([]testdb.Row, len(c.rows))
 		for i, r := range c.rows {
-			var meta any
-			if r.meta != "" {
-				meta = r.meta
-			}
-			if _, err := db.Exec(`INSERT INTO agentMessages(agent_instance_id, seq, message_id, role, parts, metadata) VALUES(?, ?, ?, ?, ?, ?)`,
-				c.id, i, fmt.Sprintf("%s-m%d", c.id, i), r.role, r.parts, meta); err != nil {
-				t.Fatal(err)
-			}
+			rows[i] = testdb.Row{ID: fmt.Sprintf("%s-m%d", c.id, i), Role: r.role, Parts: r.parts, Meta: r.meta}
 		}
+		testdb.InsertChat(t, db, c.id, c.title, c.lastAt, c.history, rows)
 	}
 }
 
 // writeDB writes a v9 database with chats into dir and returns its path.
 func writeDB(t *testing.T, chats ...tChat) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "instances.sqlite")
-	db := openRW(t, path)
-	if _, err := db.Exec(schemaV9); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	insertChats(t, tx, chats...)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testdb.Write(t, schemaV9, func(db testdb.Execer) { insertChats(t, db, chats...) })
 }
 
 // ---------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 package serialize
 
 import (
-	"errors"
 	"regexp"
 	"strings"
 
@@ -385,10 +384,4 @@ func appendEscString(b []byte, s string) []byte {
 		start = i + 1
 	}
 	return append(b, s[start:]...)
-}
-
-// IsJSError reports whether err stands for a JavaScript exception.
-func IsJSError(err error) bool {
-	var e *jsError
-	return errors.As(err, &e)
 }
