@@ -33,7 +33,7 @@ for chats in $SIZES; do
   if [ ! -f "$db" ]; then
     "$bin" sample-db --quiet --out "$db" --chats "$chats" --messages-per-chat 200 >/dev/null
   fi
-  bytes=$(stat -c %s "$db")
+  bytes=$(stat -L -c %s "$db")
   messages=$(sqlite3 "$db" "SELECT count(*) FROM agentMessages")
   dest="$OUT/run-$run-$chats"
   sync

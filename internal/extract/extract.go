@@ -340,7 +340,7 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 			x.chatWarn(j, -1, "the history column is NULL; skipped the chat")
 			return nil, false
 		}
-		msgs, ok, err := history.DecodeMessages(j.hist)
+		msgs, ok, err := history.DecodeMessagesLazy(j.hist)
 		if err != nil {
 			x.chatWarn(j, -1, fmt.Sprintf("history column: %v; skipped the chat", err))
 			return nil, false
@@ -362,7 +362,7 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: parts is NULL; skipped the chat", r.Seq))
 			return nil, false
 		}
-		m, err := history.MessageFromRow(r.ID, r.Role, r.Parts, r.Metadata, r.MetadataNull)
+		m, err := history.MessageFromRowLazy(r.ID, r.Role, r.Parts, r.Metadata, r.MetadataNull)
 		if err != nil {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: %v; skipped the chat", r.Seq, err))
 			return nil, false

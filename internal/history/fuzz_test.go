@@ -7,8 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzDecodeSuperJSON: decoding never panics, and whatever decodes renders
-// (JSON.stringify, String) without panicking, with consistent lengths.
+// FuzzDecodeSuperJSON: decoding never panics, whatever decodes renders
+// (JSON.stringify, String) without panicking, with consistent lengths, and
+// lazy decoding (at a depth picked from the input) gives the same value or
+// the same error.
 func FuzzDecodeSuperJSON(f *testing.F) {
 	if fh, err := os.Open("testdata/superjson-golden.jsonl"); err == nil {
 		sc := bufio.NewScanner(fh)
@@ -23,6 +25,7 @@ func FuzzDecodeSuperJSON(f *testing.F) {
 	f.Add(`{"json":"\ud800","meta":{"values":{"":["undefined"]}}}`)
 	f.Fuzz(func(t *testing.T, text string) {
 		v, err := DecodeSuperJSON(text)
+		checkLazySame(t, text, 1+len(text)%4, v, err)
 		if err != nil {
 			return
 		}

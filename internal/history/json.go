@@ -27,22 +27,36 @@ func (e *SyntaxError) Error() string {
 // lone-surrogate escapes kept exact, and invalid UTF-8 replaced by U+FFFD
 // the way Node decodes it.
 func ParseJSON(text string) (Value, error) {
+	return parseJSON(text, 0, false)
+}
+
+// parseJSON parses text, lazily from depth lazyAt when it is positive. A
+// superjson payload (sj) gets its "meta" member decoded eagerly, with
+// shared annotation leaves.
+func parseJSON(text string, lazyAt int, sj bool) (Value, error) {
 	p := parserPool.Get().(*parser)
-	p.s, p.i = text, 0
+	p.s, p.i, p.lazyAt, p.sj = text, 0, lazyAt, sj
 	p.a.reset(len(text))
 	defer func() {
-		p.s = ""
+		p.s, p.lazyAt, p.sj = "", 0, false
 		p.a.reset(0)
 		parserPool.Put(p)
 	}()
 	p.skipWS()
 	v, err := p.value(0)
+	if err == nil {
+		p.skipWS()
+		if p.i != len(p.s) {
+			err = p.errf("unexpected %s after the value", p.what())
+		}
+	}
+	if err != nil && lazyAt > 0 {
+		// The lazy checker only says no; the eager parse says where and
+		// why (and has the last word, should the two ever disagree).
+		return parseJSON(text, 0, sj)
+	}
 	if err != nil {
 		return Value{}, err
-	}
-	p.skipWS()
-	if p.i != len(p.s) {
-		return Value{}, p.errf("unexpected %s after the value", p.what())
 	}
 	return v, nil
 }
@@ -53,6 +67,12 @@ var parserPool = sync.Pool{New: func() any { return new(parser) }}
 type parser struct {
 	s string
 	i int
+	// sj is set for a superjson payload, inMeta while parsing the "meta" member of a superjson
+	// payload.
+	sj, inMeta bool
+	// lazyAt, when positive, is the nesting depth from which objects and
+	// arrays are only validated and kept as text (see ParseJSONLazy).
+	lazyAt int
 	// keys and vals are scratch stacks: an object or array collects its
 	// members here and copies them out once, at its exact size.
 	keys []string
@@ -74,11 +94,12 @@ type slab struct {
 	hint  int // size of the next value chunk
 }
 
-// reset starts a slab; chunks start small and double, so a message with
-// few values wastes little.
-func (a *slab) reset(int) {
+// reset starts a slab for a text of n bytes; chunks start small (smaller
+// still for a short text, such as a lazy container's) and double, so a
+// message with few values wastes little.
+func (a *slab) reset(n int) {
 	a.vals, a.keys, a.conts = nil, nil, nil
-	a.hint = 16
+	a.hint = min(max(n/32, 4), 16)
 }
 
 func (a *slab) values(n int) []Value {
@@ -108,7 +129,7 @@ func (a *slab) strings(n int) []string {
 
 func (a *slab) container() *Container {
 	if len(a.conts) == cap(a.conts) {
-		a.conts = make([]Container, 0, max(a.hint/4, 4))
+		a.conts = make([]Container, 0, max(a.hint/4, 1))
 	}
 	a.conts = a.conts[:len(a.conts)+1]
 	return &a.conts[len(a.conts)-1]
@@ -143,8 +164,19 @@ func (p *parser) value(depth int) (Value, error) {
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
+		if p.lazyAt > 0 && depth+1 >= p.lazyAt && depth+1 < p.lazyAt+lazySpan {
+			return p.lazyContainer(depth+1, Object)
+		}
 		return p.object(depth + 1)
 	case c == '[':
+		if p.inMeta {
+			if v, ok := p.annotationLeaf(); ok {
+				return v, nil
+			}
+		}
+		if p.lazyAt > 0 && depth+1 >= p.lazyAt && depth+1 < p.lazyAt+lazySpan {
+			return p.lazyContainer(depth+1, Array)
+		}
 		return p.array(depth + 1)
 	case c == '"':
 		s, err := p.str()
@@ -199,7 +231,17 @@ func (p *parser) object(depth int) (Value, error) {
 		}
 		p.i++
 		p.skipWS()
-		val, err := p.value(depth)
+		var val Value
+		if depth == 1 && key == "meta" && p.sj && !p.inMeta {
+			// superjson's annotations are walked whole: no use keeping
+			// them lazy. Their leaves are shared (see annotationLeaf).
+			lazyAt := p.lazyAt
+			p.lazyAt, p.inMeta = 0, true
+			val, err = p.value(depth)
+			p.lazyAt, p.inMeta = lazyAt, false
+		} else {
+			val, err = p.value(depth)
+		}
 		if err != nil {
 			return Value{}, err
 		}
@@ -309,14 +351,14 @@ func (p *parser) array(depth int) (Value, error) {
 	return Value{k: Array, c: c}, nil
 }
 
-func (p *parser) number() (Value, error) {
-	start := p.i
+// scanNumber moves past a number, as JSON's grammar has it.
+func (p *parser) scanNumber() error {
 	s := p.s
 	if s[p.i] == '-' {
 		p.i++
 	}
 	if p.i >= len(s) {
-		return Value{}, p.errf("no digits after '-'")
+		return p.errf("no digits after '-'")
 	}
 	if s[p.i] == '0' {
 		p.i++
@@ -325,7 +367,7 @@ func (p *parser) number() (Value, error) {
 			p.i++
 		}
 	} else {
-		return Value{}, p.errf("no digits after '-'")
+		return p.errf("no digits after '-'")
 	}
 	if p.i < len(s) && s[p.i] == '.' {
 		p.i++
@@ -334,7 +376,7 @@ func (p *parser) number() (Value, error) {
 			p.i++
 		}
 		if p.i == d {
-			return Value{}, p.errf("no digits after the decimal point")
+			return p.errf("no digits after the decimal point")
 		}
 	}
 	if p.i < len(s) && (s[p.i] == 'e' || s[p.i] == 'E') {
@@ -347,10 +389,18 @@ func (p *parser) number() (Value, error) {
 			p.i++
 		}
 		if p.i == d {
-			return Value{}, p.errf("no digits in the exponent")
+			return p.errf("no digits in the exponent")
 		}
 	}
-	text := s[start:p.i]
+	return nil
+}
+
+func (p *parser) number() (Value, error) {
+	start := p.i
+	if err := p.scanNumber(); err != nil {
+		return Value{}, err
+	}
+	text := p.s[start:p.i]
 	// Small integers are common; skip ParseFloat for them.
 	if len(text) < 16 {
 		n, neg, ok := 0, false, true

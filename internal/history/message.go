@@ -15,13 +15,31 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // {id, role, parts: superjson(parts), metadata: NULL ? null :
 // superjson(metadata)}, keys in that order.
 func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	p, err := DecodeSuperJSON(parts)
+	return messageFromRow(id, role, parts, metadata, metadataNull, 0)
+}
+
+// RowLazyAt is the depth MessageFromRowLazy keeps lazy: a part's own
+// members (a tool's input and output) are decoded when first read.
+const RowLazyAt = 4
+
+// MessageFromRowLazy is MessageFromRow with the parts decoded by
+// DecodeSuperJSONLazy(text, RowLazyAt): the same message, the same errors,
+// but the contents of tool inputs and outputs are only decoded when
+// something reads them.
+func MessageFromRowLazy(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
+	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt)
+}
+
+func messageFromRow(id, role, parts string, metadata string, metadataNull bool, lazyAt int) (Value, error) {
+	p, err := decodeSuperJSON(parts, lazyAt)
 	if err != nil {
 		return Value{}, &FieldError{Field: "parts", Err: err}
 	}
 	m := NullValue()
 	if !metadataNull {
-		if m, err = DecodeSuperJSON(metadata); err != nil {
+		// Metadata stays eager: its annotations (every Date) reach into
+		// what would be lazy, and decoding on first use costs more then.
+		if m, err = decodeSuperJSON(metadata, 0); err != nil {
 			return Value{}, &FieldError{Field: "metadata", Err: err}
 		}
 	}
@@ -37,14 +55,27 @@ func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) 
 // false when the text decodes to something other than an array, which the
 // upstream extraction skips without a word.
 func DecodeMessages(text string) (msgs []Value, ok bool, err error) {
-	v, err := DecodeSuperJSON(text)
+	return decodeMessages(text, 0)
+}
+
+// DecodeMessagesLazy is DecodeMessages with the same laziness as
+// MessageFromRowLazy: within each message, the members of a part or of the
+// metadata are decoded when first read.
+func DecodeMessagesLazy(text string) (msgs []Value, ok bool, err error) {
+	// The payload's "json" array is at depth 2, its messages at 3, so a
+	// message's parts array is at 4 where a row's is at 2.
+	return decodeMessages(text, RowLazyAt+2)
+}
+
+func decodeMessages(text string, lazyAt int) (msgs []Value, ok bool, err error) {
+	v, err := decodeSuperJSON(text, lazyAt)
 	if err != nil {
 		return nil, false, err
 	}
 	if v.k != Array {
 		return nil, false, nil
 	}
-	return v.c.Vals, true, nil
+	return v.cc().Vals, true, nil
 }
 
 // Role returns msg.role when it is a string.

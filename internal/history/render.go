@@ -90,7 +90,7 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 		}
 		stack = append(stack, v.c)
 		w.b = append(w.b, '[')
-		for i, e := range v.c.Vals {
+		for i, e := range v.cc().Vals {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -101,7 +101,7 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 		w.b = append(w.b, ']')
 	case TypedArray:
 		w.b = append(w.b, '{')
-		for i, e := range v.c.Vals {
+		for i, e := range v.cc().Vals {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -118,8 +118,8 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 		stack = append(stack, v.c)
 		w.b = append(w.b, '{')
 		first := true
-		for i, k := range v.c.Keys {
-			e := v.c.Vals[i]
+		for i, k := range v.cc().Keys {
+			e := v.cc().Vals[i]
 			if e.k == Undefined {
 				continue
 			}
@@ -225,7 +225,7 @@ func (w *lenWriter) value(v Value, stack []*Container) error {
 		}
 		stack = append(stack, v.c)
 		w.n += 2
-		for i, e := range v.c.Vals {
+		for i, e := range v.cc().Vals {
 			if i > 0 {
 				w.n++
 			}
@@ -243,8 +243,8 @@ func (w *lenWriter) value(v Value, stack []*Container) error {
 		stack = append(stack, v.c)
 		w.n += 2
 		first := true
-		for i, k := range v.c.Keys {
-			e := v.c.Vals[i]
+		for i, k := range v.cc().Keys {
+			e := v.cc().Vals[i]
 			if e.k == Undefined {
 				continue
 			}
@@ -510,8 +510,8 @@ func toString(b *strings.Builder, v Value, stack []*Container) {
 		b.WriteString("[object Object]")
 	case Error:
 		name := "Error"
-		if nv, ok := v.lookup("name"); ok && v.c.Vals[nv].k != Undefined {
-			name = ToString(v.c.Vals[nv])
+		if nv, ok := v.lookup("name"); ok && v.cc().Vals[nv].k != Undefined {
+			name = ToString(v.cc().Vals[nv])
 		}
 		msg := v.s
 		switch {
@@ -529,7 +529,7 @@ func toString(b *strings.Builder, v Value, stack []*Container) {
 			return
 		}
 		stack = append(stack, v.c)
-		for i, e := range v.c.Vals {
+		for i, e := range v.cc().Vals {
 			if i > 0 {
 				b.WriteByte(',')
 			}

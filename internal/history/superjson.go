@@ -33,7 +33,20 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // where superjson throws (unknown or unregistered transformations, a null
 // payload, bad paths); a missing "json" key gives undefined, as upstream.
 func DecodeSuperJSON(text string) (Value, error) {
-	payload, err := ParseJSON(text)
+	return decodeSuperJSON(text, 0)
+}
+
+// DecodeSuperJSONLazy is DecodeSuperJSON with the payload parsed by
+// ParseJSONLazy(text, lazyAt): the result is the same, but containers
+// nested lazyAt levels deep in the payload (the "json" value itself is at
+// depth 2) are decoded when first read. Annotations in meta that reach
+// into one decode it then.
+func DecodeSuperJSONLazy(text string, lazyAt int) (Value, error) {
+	return decodeSuperJSON(text, lazyAt)
+}
+
+func decodeSuperJSON(text string, lazyAt int) (Value, error) {
+	payload, err := parseJSON(text, lazyAt, true)
 	if err != nil {
 		return Value{}, &DecodeError{Err: err}
 	}
@@ -69,6 +82,19 @@ func DecodeSuperJSON(text string) (Value, error) {
 
 type decoder struct {
 	legacy bool
+	conts  []Container // the containers of Dates, carved in chunks
+}
+
+// date is untransform for a "Date" annotation, with the Date's container
+// (its identity) carved from a chunk: metadata holds a Date per timestamp.
+func (d *decoder) date(v Value) (Value, error) {
+	nd := Value{k: Date, n: dateTime(v)}
+	if len(d.conts) == cap(d.conts) {
+		d.conts = make([]Container, 0, min(max(2*cap(d.conts), 4), 32))
+	}
+	d.conts = d.conts[:len(d.conts)+1]
+	nd.c = &d.conts[len(d.conts)-1]
+	return nd, nil
 }
 
 // parsePath splits an escaped dot path ("a\.b.c" is ["a.b", "c"]).
@@ -147,9 +173,13 @@ func (d *decoder) applyValues(root, tree Value) (Value, error) {
 			if err := validatePath(origin, raw); err != nil {
 				return err
 			}
-			root, err = setDeep(root, origin, func(v Value) (Value, error) {
-				return untransform(v, typ)
-			})
+			if typ.k == String && typ.s == "Date" {
+				root, err = setDeep(root, origin, d.date)
+			} else {
+				root, err = setDeep(root, origin, func(v Value) (Value, error) {
+					return untransform(v, typ)
+				})
+			}
 			if err != nil {
 				return &DecodeError{Path: raw, Err: err}
 			}
@@ -175,7 +205,7 @@ func (d *decoder) eachEntry(obj Value, origin []string, raw string, fn func(Valu
 		return nil
 	}
 	keys := obj.Keys()
-	vals := obj.c.Vals
+	vals := obj.cc().Vals
 	if obj.k == Array {
 		keys = make([]string, len(vals))
 		for i := range vals {
@@ -233,7 +263,7 @@ func (d *decoder) applyEqualities(root, ann Value) (Value, error) {
 			return nil
 		}
 		for i, k := range o.Keys() {
-			if err := apply(o.c.Vals[i], k); err != nil {
+			if err := apply(o.cc().Vals[i], k); err != nil {
 				return err
 			}
 		}
@@ -296,54 +326,55 @@ func firstOr(keys []Value, i int) Value {
 
 func setKeys(v Value) []Value {
 	if v.k == Map {
-		return v.c.MapKeys
+		return v.cc().mapKeys()
 	}
-	return v.c.Vals
+	return v.cc().Vals
 }
 
 func mapGet(m Value, key Value) Value {
-	for i, k := range m.c.MapKeys {
+	for i, k := range m.cc().mapKeys() {
 		if SameValueZero(k, key) {
-			return m.c.Vals[i]
+			return m.cc().Vals[i]
 		}
 	}
 	return Value{}
 }
 
 func mapSet(m Value, key, val Value) {
-	for i, k := range m.c.MapKeys {
+	for i, k := range m.cc().mapKeys() {
 		if SameValueZero(k, key) {
-			m.c.Vals[i] = val
+			m.cc().Vals[i] = val
 			return
 		}
 	}
-	m.c.MapKeys = append(m.c.MapKeys, key)
-	m.c.Vals = append(m.c.Vals, val)
+	m.cc().setMapKeys(append(m.cc().mapKeys(), key))
+	m.cc().Vals = append(m.cc().Vals, val)
 }
 
 func mapDelete(m Value, key Value) {
-	for i, k := range m.c.MapKeys {
+	for i, k := range m.cc().mapKeys() {
 		if SameValueZero(k, key) {
-			m.c.MapKeys = append(m.c.MapKeys[:i:i], m.c.MapKeys[i+1:]...)
-			m.c.Vals = append(m.c.Vals[:i:i], m.c.Vals[i+1:]...)
+			mk := m.cc().mapKeys()
+			m.cc().setMapKeys(append(mk[:i:i], mk[i+1:]...))
+			m.cc().Vals = append(m.cc().Vals[:i:i], m.cc().Vals[i+1:]...)
 			return
 		}
 	}
 }
 
 func setAdd(s Value, v Value) {
-	for _, e := range s.c.Vals {
+	for _, e := range s.cc().Vals {
 		if SameValueZero(e, v) {
 			return
 		}
 	}
-	s.c.Vals = append(s.c.Vals, v)
+	s.cc().Vals = append(s.cc().Vals, v)
 }
 
 func setDelete(s Value, v Value) {
-	for i, e := range s.c.Vals {
+	for i, e := range s.cc().Vals {
 		if SameValueZero(e, v) {
-			s.c.Vals = append(s.c.Vals[:i:i], s.c.Vals[i+1:]...)
+			s.cc().Vals = append(s.cc().Vals[:i:i], s.cc().Vals[i+1:]...)
 			return
 		}
 	}
@@ -370,14 +401,14 @@ func getDeep(v Value, path []string) (Value, error) {
 		key := path[i]
 		switch v.k {
 		case Set:
-			if v, err = nthKey(v.c.Vals, jsNum(key)); err != nil {
+			if v, err = nthKey(v.cc().Vals, jsNum(key)); err != nil {
 				return Value{}, err
 			}
 		case Map:
 			row := jsNum(key)
 			i++
 			isKey := i < len(path) && jsNum(path[i]) == 0
-			k, err := nthKey(v.c.MapKeys, row)
+			k, err := nthKey(v.cc().mapKeys(), row)
 			if err != nil {
 				return Value{}, err
 			}
@@ -408,11 +439,16 @@ func setDeep(root Value, path []string, mapper func(Value) (Value, error)) (Valu
 		key := path[i]
 		switch parent.k {
 		case Array:
-			parent = parent.Get(indexKey(jsNum(key)))
+			if idx, ok := arrayIndex(key); ok {
+				// A canonical index: +key prints back as key.
+				parent = parent.Index(int(idx))
+			} else {
+				parent = parent.Get(indexKey(jsNum(key)))
+			}
 		case Object:
 			parent = parent.Get(key)
 		case Set:
-			if parent, err = nthKey(parent.c.Vals, jsNum(key)); err != nil {
+			if parent, err = nthKey(parent.cc().Vals, jsNum(key)); err != nil {
 				return Value{}, err
 			}
 		case Map:
@@ -422,7 +458,7 @@ func setDeep(root Value, path []string, mapper func(Value) (Value, error)) (Valu
 			row := jsNum(key)
 			i++
 			isKey := jsNum(path[i]) == 0
-			k, err := nthKey(parent.c.MapKeys, row)
+			k, err := nthKey(parent.cc().mapKeys(), row)
 			if err != nil {
 				return Value{}, err
 			}
@@ -437,8 +473,10 @@ last:
 	lastKey := path[len(path)-1]
 	switch parent.k {
 	case Array:
-		n := jsNum(lastKey)
-		idx, ok := arrayIndex(indexKey(n))
+		idx, ok := arrayIndex(lastKey)
+		if !ok {
+			idx, ok = arrayIndex(indexKey(jsNum(lastKey)))
+		}
 		if !ok {
 			// A property that is not an index is invisible to every
 			// rendering; apply the mapper for its errors only.
@@ -449,10 +487,10 @@ last:
 		if err != nil {
 			return Value{}, err
 		}
-		for int(idx) >= len(parent.c.Vals) {
-			parent.c.Vals = append(parent.c.Vals, Value{})
+		for int(idx) >= len(parent.cc().Vals) {
+			parent.cc().Vals = append(parent.cc().Vals, Value{})
 		}
-		parent.c.Vals[idx] = nv
+		parent.cc().Vals[idx] = nv
 	case Object:
 		nv, err := mapper(parent.Get(lastKey))
 		if err != nil {
@@ -460,7 +498,7 @@ last:
 		}
 		parent.Set(lastKey, nv)
 	case Set:
-		old, err := nthKey(parent.c.Vals, jsNum(lastKey))
+		old, err := nthKey(parent.cc().Vals, jsNum(lastKey))
 		if err != nil {
 			return Value{}, err
 		}
@@ -474,7 +512,7 @@ last:
 		}
 	case Map:
 		row := jsNum(path[len(path)-2])
-		k, err := nthKey(parent.c.MapKeys, row)
+		k, err := nthKey(parent.cc().mapKeys(), row)
 		if err != nil {
 			return Value{}, err
 		}
@@ -553,7 +591,7 @@ func toNumber(v Value) float64 {
 	case String:
 		return stringToNumber(v.s)
 	case Array:
-		if len(v.c.Vals) == 0 {
+		if len(v.cc().Vals) == 0 {
 			return 0
 		}
 		return stringToNumber(ToString(v))
@@ -693,13 +731,18 @@ func toBigInt(v Value) (Value, error) {
 
 // newDate is new Date(v).
 func newDate(v Value) Value {
+	return DateValue(dateTime(v))
+}
+
+// dateTime is the time value new Date(v) holds.
+func dateTime(v Value) float64 {
 	switch v.k {
 	case String:
-		return DateValue(parseDate(v.s))
+		return parseDate(v.s)
 	case Date:
-		return DateValue(v.n)
+		return v.n
 	}
-	return DateValue(timeClip(toNumber(v)))
+	return timeClip(toNumber(v))
 }
 
 func timeClip(t float64) float64 {
@@ -749,12 +792,38 @@ func parseISOFast(s string) (float64, bool) {
 	if d > daysIn(y, mo) || (h == 24 && (mi != 0 || sec != 0 || ms != 0)) {
 		return 0, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, ms*1e6, time.UTC)
-	return float64(t.UnixMilli()), true
+	days := daysFromCivil(y, mo, d)
+	return float64(((days*24+int64(h))*60+int64(mi))*60000 + int64(sec)*1000 + int64(ms)), true
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
+// proleptic Gregorian calendar (Howard Hinnant's algorithm).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 func daysIn(y, m int) int {
-	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 func parseDateSlow(s string) float64 {
@@ -898,7 +967,7 @@ func iterate(v Value, ctor string) ([]Value, error) {
 	case Undefined, Null:
 		return nil, nil
 	case Array, Set, TypedArray:
-		return v.c.Vals, nil
+		return v.cc().Vals, nil
 	case String:
 		var out []Value
 		for i := 0; i < len(v.s); {
@@ -913,9 +982,9 @@ func iterate(v Value, ctor string) ([]Value, error) {
 		}
 		return out, nil
 	case Map:
-		out := make([]Value, len(v.c.MapKeys))
+		out := make([]Value, len(v.cc().mapKeys()))
 		for i := range out {
-			out[i] = NewArray([]Value{v.c.MapKeys[i], v.c.Vals[i]})
+			out[i] = NewArray([]Value{v.cc().mapKeys()[i], v.cc().Vals[i]})
 		}
 		return out, nil
 	}
@@ -978,7 +1047,7 @@ func typedArray(v Value, name string) (Value, error) {
 	var src []Value
 	switch v.k {
 	case Array, Set, TypedArray:
-		src = v.c.Vals
+		src = v.cc().Vals
 	case Number:
 		n := v.n
 		if n < 0 || n != math.Trunc(n) || n > 1<<32 {

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -16,6 +17,9 @@ func TestMain(m *testing.M) {
 // TestSuperJSONMatchesNode checks decoding and both renderings against the
 // real superjson 2.2.6 under Node 20 (testdata/superjson-golden.jsonl, made
 // by scripts/superjson-golden/gen.mjs).
+//
+// It runs once eagerly and once per depth of lazy decoding: a lazy value
+// must decode, render and fail exactly as the eager one.
 func TestSuperJSONMatchesNode(t *testing.T) {
 	f, err := os.Open("testdata/superjson-golden.jsonl")
 	if err != nil {
@@ -24,17 +28,32 @@ func TestSuperJSONMatchesNode(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	n := 0
+	var lines []string
 	for sc.Scan() {
-		n++
+		lines = append(lines, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) < 300 {
+		t.Fatalf("only %d golden lines", len(lines))
+	}
+	for _, lazyAt := range []int{0, 1, 2, 3, 4} {
+		t.Run(fmt.Sprintf("lazyAt=%d", lazyAt), func(t *testing.T) { checkGolden(t, lines, lazyAt) })
+	}
+}
+
+func checkGolden(t *testing.T, lines []string, lazyAt int) {
+	for i, line := range lines {
+		n := i + 1
 		// Read the golden line with our own parser, so lone surrogates
 		// survive exactly.
-		g, err := ParseJSON(sc.Text())
+		g, err := ParseJSON(line)
 		if err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
 		text := g.Get("text").Str()
-		v, err := DecodeSuperJSON(text)
+		v, err := DecodeSuperJSONLazy(text, lazyAt)
 		if ok := g.Get("ok").Bool(); ok != (err == nil) {
 			t.Errorf("line %d %s: decode error %v, want ok=%v (%s)", n, text, err, ok, ToString(g.Get("error")))
 			continue
@@ -88,11 +107,5 @@ func TestSuperJSONMatchesNode(t *testing.T) {
 				}
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if n < 300 {
-		t.Fatalf("only %d golden lines", n)
 	}
 }

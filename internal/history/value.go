@@ -14,6 +14,7 @@ package history
 import (
 	"math"
 	"strconv"
+	"sync/atomic"
 )
 
 // Kind is the JavaScript type of a Value.
@@ -66,10 +67,26 @@ type Container struct {
 	// Keys and Vals are an object's own enumerable properties in JavaScript
 	// order; for Array, Set and TypedArray only Vals is used; for Map, Keys
 	// is unused and MapKeys holds the keys.
-	Keys    []string
-	Vals    []Value
-	MapKeys []Value
-	index   map[string]int
+	Keys []string
+	Vals []Value
+	// x holds what few containers need: a Map's keys, the key index of a
+	// big object.
+	x *containerExt
+	// lz is set while the container is lazy: its members are still JSON
+	// text, decoded on first use (see ParseJSONLazy).
+	lz atomic.Pointer[lazySrc]
+}
+
+// cc returns v's container, decoding it first if it is lazy. Every access
+// to members goes through it; identity (v.c itself) does not need to.
+func (v Value) cc() *Container {
+	c := v.c
+	if c != nil {
+		if l := c.lz.Load(); l != nil {
+			l.once.Do(func() { c.materialize(l) })
+		}
+	}
+	return c
 }
 
 // Constructors.
@@ -151,18 +168,18 @@ func (v Value) Len() int {
 		return 0
 	}
 	if v.k == Object || v.k == Error {
-		return len(v.c.Keys)
+		return len(v.cc().Keys)
 	}
-	return len(v.c.Vals)
+	return len(v.cc().Vals)
 }
 
 // Index returns element i of an Array (undefined when out of range or when v
 // is not an array).
 func (v Value) Index(i int) Value {
-	if v.k != Array || i < 0 || i >= len(v.c.Vals) {
+	if v.k != Array || i < 0 || i >= len(v.cc().Vals) {
 		return Value{}
 	}
-	return v.c.Vals[i]
+	return v.cc().Vals[i]
 }
 
 // Elems returns the elements of an Array, Set or TypedArray (not a copy).
@@ -170,7 +187,7 @@ func (v Value) Elems() []Value {
 	if v.c == nil || v.k == Object || v.k == Error || v.k == Map {
 		return nil
 	}
-	return v.c.Vals
+	return v.cc().Vals
 }
 
 // Keys returns an Object's own enumerable keys in JavaScript order.
@@ -178,7 +195,7 @@ func (v Value) Keys() []string {
 	if v.c == nil || (v.k != Object && v.k != Error) {
 		return nil
 	}
-	return v.c.Keys
+	return v.cc().Keys
 }
 
 // Has reports whether an Object has own key k ("k in obj" for plain data).
@@ -191,31 +208,33 @@ func (v Value) Has(k string) bool {
 // Array's index or "length", a String's index or "length". Anything else is
 // undefined.
 func (v Value) Get(k string) Value {
-	if v.k == Object && v.c.index == nil {
-		keys := v.c.Keys
-		for i := range keys {
-			if keys[i] == k {
-				return v.c.Vals[i]
+	if v.k == Object {
+		if c := v.cc(); c.idx() == nil {
+			keys := c.Keys
+			for i := range keys {
+				if keys[i] == k {
+					return c.Vals[i]
+				}
 			}
-		}
-		if len(keys) <= 16 {
-			return Value{}
+			if len(keys) <= 16 {
+				return Value{}
+			}
 		}
 	}
 	switch v.k {
 	case Object, Error:
 		if i, ok := v.lookup(k); ok {
-			return v.c.Vals[i]
+			return v.cc().Vals[i]
 		}
 		if v.k == Error && k == "message" {
 			return StringValue(v.s)
 		}
 	case Array, TypedArray:
 		if k == "length" {
-			return NumberValue(float64(len(v.c.Vals)))
+			return NumberValue(float64(len(v.cc().Vals)))
 		}
-		if i, ok := arrayIndex(k); ok && int(i) < len(v.c.Vals) {
-			return v.c.Vals[i]
+		if i, ok := arrayIndex(k); ok && int(i) < len(v.cc().Vals) {
+			return v.cc().Vals[i]
 		}
 	case String:
 		if k == "length" {
@@ -229,9 +248,9 @@ func (v Value) lookup(k string) (int, bool) {
 	if v.c == nil || (v.k != Object && v.k != Error) {
 		return 0, false
 	}
-	c := v.c
-	if c.index != nil {
-		i, ok := c.index[k]
+	c := v.cc()
+	if idx := c.idx(); idx != nil {
+		i, ok := idx[k]
 		return i, ok
 	}
 	keys := c.Keys
@@ -241,10 +260,11 @@ func (v Value) lookup(k string) (int, bool) {
 		}
 	}
 	if len(keys) > 16 {
-		c.index = make(map[string]int, len(keys))
+		idx := make(map[string]int, len(keys))
 		for i, key := range keys {
-			c.index[key] = i
+			idx[key] = i
 		}
+		c.setIdx(idx)
 	}
 	return 0, false
 }
@@ -257,10 +277,10 @@ func (v Value) Set(k string, val Value) {
 		return
 	}
 	if i, ok := v.lookup(k); ok {
-		v.c.Vals[i] = val
+		v.cc().Vals[i] = val
 		return
 	}
-	c := v.c
+	c := v.cc()
 	pos := len(c.Keys)
 	if n, ok := arrayIndex(k); ok {
 		pos = 0
@@ -277,12 +297,12 @@ func (v Value) Set(k string, val Value) {
 	if pos < len(c.Keys)-1 {
 		copy(c.Keys[pos+1:], c.Keys[pos:])
 		copy(c.Vals[pos+1:], c.Vals[pos:])
-		c.index = nil
+		c.setIdx(nil)
 	}
 	c.Keys[pos] = k
 	c.Vals[pos] = val
-	if c.index != nil {
-		c.index[k] = pos
+	if idx := c.idx(); idx != nil {
+		idx[k] = pos
 	}
 }
 
@@ -311,7 +331,8 @@ func (v Value) MapEntries() (keys, vals []Value) {
 	if v.k != Map || v.c == nil {
 		return nil, nil
 	}
-	return v.c.MapKeys, v.c.Vals
+	c := v.cc()
+	return c.mapKeys(), c.Vals
 }
 
 // SameValueZero is the equality Map and Set use for keys.
@@ -337,4 +358,40 @@ func StrictEquals(a, b Value) bool {
 	}
 	// Every object-like value has its own container: identity.
 	return a.c == b.c
+}
+
+type containerExt struct {
+	mapKeys []Value        // a Map's keys (Vals holds the values)
+	index   map[string]int // key -> position, for objects of over 16 keys
+}
+
+func (c *Container) mapKeys() []Value {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.mapKeys
+}
+
+func (c *Container) setMapKeys(k []Value) {
+	if c.x == nil {
+		c.x = &containerExt{}
+	}
+	c.x.mapKeys = k
+}
+
+func (c *Container) idx() map[string]int {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.index
+}
+
+func (c *Container) setIdx(m map[string]int) {
+	if c.x == nil {
+		if m == nil {
+			return
+		}
+		c.x = &containerExt{}
+	}
+	c.x.index = m
 }

@@ -1,0 +1,254 @@
+package history
+
+import (
+	"errors"
+	"strings"
+	"sync"
+)
+
+// Lazy decoding.
+//
+// A tool call's output, a file's text or an edit's old and new strings are
+// most of a stagewise message's bytes, and most of them are never read: the
+// serializer looks at a handful of fields. ParseJSONLazy checks the whole
+// text as JSON.parse would, but builds only the outer levels; an object or
+// array nested deeper is kept as its JSON text and decoded the first time
+// one of its members is read (by any accessor: Get, Keys, Elems,
+// AppendJSON, ...). The values are the same as ParseJSON's, key order,
+// duplicate keys, lone surrogates and invalid UTF-8 included; only the work
+// moves. Decoding on first use is safe from several goroutines.
+
+// lazySpan is how many levels stay lazy: from lazyAt to lazyAt+lazySpan-1.
+// Deeper containers are decoded with their lazy ancestor. Every level of
+// laziness scans its text once more when it is decoded, so the span keeps
+// a deeply nested text (up to maxDepth) linear.
+const lazySpan = 4
+
+// lazySrc is the text of a container not decoded yet.
+type lazySrc struct {
+	raw    string // the object or array, from its bracket to its bracket
+	depth  int    // its nesting depth (the outermost value's members are at 1)
+	lazyAt int    // the depth from which its own members stay lazy
+	once   sync.Once
+}
+
+// materialize decodes l, already checked, into c.
+func (c *Container) materialize(l *lazySrc) {
+	p := parserPool.Get().(*parser)
+	p.s, p.i, p.lazyAt = l.raw, 0, l.lazyAt
+	p.a.reset(len(l.raw))
+	var v Value
+	var err error
+	if l.raw[0] == '{' {
+		v, err = p.object(l.depth)
+	} else {
+		v, err = p.array(l.depth)
+	}
+	p.s, p.lazyAt = "", 0
+	p.a.reset(0)
+	parserPool.Put(p)
+	if err != nil {
+		// The text was checked when it was first seen.
+		panic("history: a checked JSON text failed to decode: " + err.Error())
+	}
+	c.Keys, c.Vals, c.x = v.c.Keys, v.c.Vals, v.c.x
+	c.lz.Store(nil)
+}
+
+// ParseJSONLazy is ParseJSON, except that objects and arrays nested at
+// depth lazyAt or deeper (the top-level value's members are at depth 1,
+// theirs at 2, ...) are decoded on first use; from depth lazyAt+lazySpan
+// on, they are decoded with their lazy ancestor. A lazyAt below 1 is
+// ParseJSON.
+func ParseJSONLazy(text string, lazyAt int) (Value, error) {
+	return parseJSON(text, max(lazyAt, 0), false)
+}
+
+// errSkip is the checker's "no": ParseJSON finds the real error.
+var errSkip = errors.New("invalid JSON")
+
+// lazyContainer checks the object or array at p.i and keeps its text.
+func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
+	start := p.i
+	var err error
+	if k == Object {
+		err = p.skipObject(depth)
+	} else {
+		err = p.skipArray(depth)
+	}
+	if err != nil {
+		return Value{}, err
+	}
+	c := p.a.container()
+	c.lz.Store(&lazySrc{raw: p.s[start:p.i], depth: depth, lazyAt: p.lazyAt})
+	return Value{k: k, c: c}, nil
+}
+
+// skipValue checks one value as value would parse it, building nothing.
+func (p *parser) skipValue(depth int) error {
+	if p.i >= len(p.s) {
+		return errSkip
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.skipObject(depth + 1)
+	case c == '[':
+		return p.skipArray(depth + 1)
+	case c == '"':
+		return p.skipString()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.scanNumber()
+	case c == 't':
+		return p.skipLit("true")
+	case c == 'f':
+		return p.skipLit("false")
+	case c == 'n':
+		return p.skipLit("null")
+	}
+	return errSkip
+}
+
+func (p *parser) skipLit(word string) error {
+	if len(p.s)-p.i >= len(word) && p.s[p.i:p.i+len(word)] == word {
+		p.i += len(word)
+		return nil
+	}
+	return errSkip
+}
+
+func (p *parser) skipObject(depth int) error {
+	if depth > maxDepth {
+		return errSkip
+	}
+	p.i++ // {
+	p.skipWS()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		p.skipWS()
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return errSkip
+		}
+		if err := p.skipString(); err != nil {
+			return err
+		}
+		p.skipWS()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return errSkip
+		}
+		p.i++
+		p.skipWS()
+		if err := p.skipValue(depth); err != nil {
+			return err
+		}
+		p.skipWS()
+		if p.i >= len(p.s) {
+			return errSkip
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return nil
+		default:
+			return errSkip
+		}
+	}
+}
+
+func (p *parser) skipArray(depth int) error {
+	if depth > maxDepth {
+		return errSkip
+	}
+	p.i++ // [
+	p.skipWS()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return nil
+	}
+	for {
+		p.skipWS()
+		if err := p.skipValue(depth); err != nil {
+			return err
+		}
+		p.skipWS()
+		if p.i >= len(p.s) {
+			return errSkip
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return nil
+		default:
+			return errSkip
+		}
+	}
+}
+
+// skipString checks a string from its opening quote: every escape valid,
+// no control character, a closing quote. Invalid UTF-8 is not an error
+// (JSON.parse sees U+FFFD).
+func (p *parser) skipString() error {
+	s := p.s
+	i := p.i + 1
+	for {
+		i = scanPlain(s, i)
+		if i >= len(s) {
+			return errSkip
+		}
+		switch c := s[i]; {
+		case c == '"':
+			p.i = i + 1
+			return nil
+		case c < 0x20:
+			return errSkip
+		}
+		// A backslash.
+		if i+1 >= len(s) {
+			return errSkip
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(s, i+2); !ok {
+				return errSkip
+			}
+			i += 6
+		default:
+			return errSkip
+		}
+	}
+}
+
+// annotationLeaves are the one-element arrays superjson writes for most
+// annotations (["Date"], ["undefined"], ...), decoded once: a payload's
+// meta is only read, never handed out, so its leaves can be shared.
+var annotationLeaves = func() map[string]Value {
+	m := map[string]Value{}
+	for _, name := range []string{"Date", "undefined", "bigint", "set", "map", "regexp", "Error", "URL", "number"} {
+		m[`["`+name+`"]`] = NewArray([]Value{StringValue(name)})
+	}
+	return m
+}()
+
+// annotationLeaf returns the shared value of the annotation leaf at p.i, if
+// it is one.
+func (p *parser) annotationLeaf() (Value, bool) {
+	rest := p.s[p.i:]
+	// The longest leaf is ["undefined"]: 13 bytes.
+	end := strings.IndexByte(rest[:min(len(rest), 14)], ']')
+	if end < 0 {
+		return Value{}, false
+	}
+	v, ok := annotationLeaves[rest[:end+1]]
+	if ok {
+		p.i += end + 1
+	}
+	return v, ok
+}

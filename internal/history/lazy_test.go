@@ -1,0 +1,194 @@
+package history
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkLazySame fails unless DecodeSuperJSONLazy(text, lazyAt) gives what
+// the eager decoder gave (v, err): the same error text, or a deeply equal
+// value.
+func checkLazySame(t *testing.T, text string, lazyAt int, v Value, err error) {
+	t.Helper()
+	lv, lerr := DecodeSuperJSONLazy(text, lazyAt)
+	if (err == nil) != (lerr == nil) || (err != nil && err.Error() != lerr.Error()) {
+		t.Fatalf("lazyAt %d: error %v, eager %v\n%q", lazyAt, lerr, err, text)
+	}
+	if err == nil {
+		if d := deepDiff(v, lv, map[[2]*Container]bool{}, "$"); d != "" {
+			t.Fatalf("lazyAt %d: %s\n%q", lazyAt, d, text)
+		}
+	}
+}
+
+// deepDiff describes the first difference between a and b, "" when they
+// are the same value (same kinds, payloads, keys and members; cycles are
+// followed once).
+func deepDiff(a, b Value, seen map[[2]*Container]bool, at string) string {
+	if a.k != b.k {
+		return at + ": kind " + b.k.String() + ", eager " + a.k.String()
+	}
+	if math.Float64bits(a.n) != math.Float64bits(b.n) && !(math.IsNaN(a.n) && math.IsNaN(b.n)) {
+		return at + ": number differs"
+	}
+	if a.s != b.s {
+		return at + ": text differs"
+	}
+	if (a.c == nil) != (b.c == nil) {
+		return at + ": container differs"
+	}
+	if a.c == nil {
+		return ""
+	}
+	pair := [2]*Container{a.c, b.c}
+	if seen[pair] {
+		return ""
+	}
+	seen[pair] = true
+	ac, bc := a.cc(), b.cc()
+	if strings.Join(ac.Keys, "\x00") != strings.Join(bc.Keys, "\x00") || len(ac.Keys) != len(bc.Keys) {
+		return at + ": keys differ"
+	}
+	if len(ac.Vals) != len(bc.Vals) || len(ac.mapKeys()) != len(bc.mapKeys()) {
+		return at + ": member counts differ"
+	}
+	for i := range ac.Vals {
+		if d := deepDiff(ac.Vals[i], bc.Vals[i], seen, at+"."+memberName(ac, i)); d != "" {
+			return d
+		}
+	}
+	for i := range ac.mapKeys() {
+		if d := deepDiff(ac.mapKeys()[i], bc.mapKeys()[i], seen, at+".<key>"); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+func memberName(c *Container, i int) string {
+	if i < len(c.Keys) {
+		return c.Keys[i]
+	}
+	return NumberToString(float64(i))
+}
+
+// TestLazySameAsEager decodes texts with containers at every depth, with
+// the cases where laziness could show (annotations reaching into a lazy
+// container, shared references, duplicate and index keys, invalid text
+// inside a container that would stay lazy), eagerly and at each lazy depth.
+func TestLazySameAsEager(t *testing.T) {
+	texts := []string{
+		`{"json":[{"type":"tool-read","input":{"path":"a.ts","opts":{"deep":[1,2,{"x":"y"}]}},"output":{"content":"line\nline","n":[1,{"k":null}]}}]}`,
+		`{"json":{"createdAt":"2026-01-05T08:39:00.000Z","partsMetadata":[{"startedAt":"2026-01-05T08:39:00.031Z"},{"startedAt":"x"}]},"meta":{"values":{"createdAt":["Date"],"partsMetadata.0.startedAt":["Date"],"partsMetadata.1.startedAt":["Date"]}}}`,
+		`{"json":[{"a":{"b":{"c":{"d":"1"}}}}],"meta":{"values":{"0.a.b.c.d":["bigint"],"0.a.b.c":["map"]}}}`,
+		`{"json":[{"a":{"b":[["k",{"v":1}]]}}],"meta":{"values":{"0.a.b":["map"]}}}`,
+		`{"json":[{"a":{"b":{"c":1}},"z":{"b":{"c":1}}}],"meta":{"referentialEqualities":{"0.a":["0.z"]}}}`,
+		`{"json":[{"o":{"2":"two","b":"x","1":"one","b":"y"}}]}`,
+		`{"json":[{"o":{"s":"\ud800 lone","u":"\u00e9\n\"q\""}}]}`,
+		"{\"json\":[{\"o\":{\"bad\":\"\xff\xfe utf8\"}}]}",
+		`{"json":[{"o":{"n":[-0,1e400,0.5e-3,12345678901234567890]}}]}`,
+		`{"json":[{"o":{"a":[[[[[[]]]]]],"b":{}}}],"meta":{"values":{"0.o.c":["undefined"]}}}`,
+		// Invalid inside what would be lazy: the error must be the eager one.
+		`{"json":[{"o":{"a":[1,2,]}}]}`,
+		`{"json":[{"o":{"a":"\x"}}]}`,
+		"{\"json\":[{\"o\":{\"a\":\"tab\there\"}}]}",
+		`{"json":[{"o":{"a":01}}]}`,
+		`{"json":[{"o":{"a":tru}}]}`,
+		`{"json":[{"o":{"a":"\u12G4"}}]}`,
+		`{"json":[{"o":{"a":1}}]} x`,
+		`{"json":[{"o":{"a":1}`,
+		`{"json":[{"o":{"a":1}}],"meta":{"values":{"0.o.a":["nope"]}}}`,
+		`{"json":[{"o":{"__proto__":{"a":1}}}],"meta":{"values":{"0.o.__proto__.a":["number"]}}}`,
+		`{"json":[{"o":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}]}`,
+		`{"json":[{"o":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}]}`,
+	}
+	for _, text := range texts {
+		v, err := DecodeSuperJSON(text)
+		for lazyAt := 1; lazyAt <= 6; lazyAt++ {
+			checkLazySame(t, text, lazyAt, v, err)
+		}
+	}
+}
+
+// TestLazyDecodesOnFirstUse shows the point of it: an untouched container
+// stays text, a read decodes exactly the container read.
+func TestLazyDecodesOnFirstUse(t *testing.T) {
+	v, err := DecodeSuperJSONLazy(`{"json":[{"type":"tool-x","input":{"path":"p"},"output":{"big":{"x":1}}}]}`, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := v.Index(0)
+	if part.c.lz.Load() != nil {
+		t.Fatal("a part (depth 3) should be decoded at once")
+	}
+	in, out := part.Get("input"), part.Get("output")
+	if in.c.lz.Load() == nil || out.c.lz.Load() == nil {
+		t.Fatal("input and output (depth 4) should start lazy")
+	}
+	if got := ToString(in.Get("path")); got != "p" {
+		t.Fatalf("input.path = %q", got)
+	}
+	if in.c.lz.Load() != nil {
+		t.Fatal("reading input.path should decode input")
+	}
+	if out.c.lz.Load() == nil {
+		t.Fatal("output was never read and should still be lazy")
+	}
+	if big := out.Get("big"); big.c.lz.Load() == nil {
+		t.Fatal("a member of a decoded lazy container should itself start lazy")
+	}
+}
+
+// TestLazyConcurrentFirstUse: many goroutines reading the same lazy value
+// for the first time (run with -race).
+func TestLazyConcurrentFirstUse(t *testing.T) {
+	v, err := DecodeSuperJSONLazy(`{"json":[{"o":{"a":[1,2,3],"b":"x"}}]}`, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := v.Index(0).Get("o")
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			s, _, _ := JSONStringify(o)
+			done <- s
+		}()
+	}
+	for range 8 {
+		if s := <-done; s != `{"a":[1,2,3],"b":"x"}` {
+			t.Fatalf("got %s", s)
+		}
+	}
+}
+
+// TestISODateArithmetic checks the calendar arithmetic of the ISO fast
+// path against the time package, over every month of years 0 to 9999
+// (leap years and the 24:00 rule included).
+func TestISODateArithmetic(t *testing.T) {
+	for y := 0; y <= 9999; y += 7 {
+		for m := 1; m <= 12; m++ {
+			last := time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+			if got := daysIn(y, m); got != last {
+				t.Fatalf("daysIn(%d, %d) = %d, want %d", y, m, got, last)
+			}
+			for _, d := range []int{1, 15, last} {
+				s := fmt.Sprintf("%04d-%02d-%02dT13:07:59.123Z", y, m, d)
+				want := float64(time.Date(y, time.Month(m), d, 13, 7, 59, 123e6, time.UTC).UnixMilli())
+				if got, ok := parseISOFast(s); !ok || got != want {
+					t.Fatalf("parseISOFast(%s) = %v, %v; want %v", s, got, ok, want)
+				}
+			}
+		}
+	}
+	if got, ok := parseISOFast("2024-02-29T24:00:00.000Z"); !ok || got != float64(time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC).UnixMilli()) {
+		t.Fatalf("24:00 = %v, %v", got, ok)
+	}
+	for _, bad := range []string{"2023-02-29T00:00:00.000Z", "2024-13-01T00:00:00.000Z", "2024-01-01T24:00:00.001Z", "2024-01-00T00:00:00.000Z"} {
+		if _, ok := parseISOFast(bad); ok {
+			t.Fatalf("parseISOFast(%s) accepted", bad)
+		}
+	}
+}
