@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/sample"
 	"github.com/compactlab/compact/internal/serialize"
@@ -145,4 +146,40 @@ func BenchmarkRun(b *testing.B) {
 		os.RemoveAll(filepath.Dir(out))
 		b.StartTimer()
 	}
+}
+
+// BenchmarkDecodeColumns splits BenchmarkDecode by column.
+func BenchmarkDecodeColumns(b *testing.B) {
+	jobs, _ := benchRows(b, benchDB(b))
+	var parts, meta int64
+	for _, j := range jobs {
+		for _, r := range j.rows {
+			parts += int64(len(r.Parts))
+			meta += int64(len(r.Metadata))
+		}
+	}
+	b.Run("parts", func(b *testing.B) {
+		b.SetBytes(parts)
+		for b.Loop() {
+			for _, j := range jobs {
+				for _, r := range j.rows {
+					if _, err := history.MessageFromRowLazy(r.ID, r.Role, r.Parts, "", true); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+	})
+	b.Run("metadata", func(b *testing.B) {
+		b.SetBytes(meta)
+		for b.Loop() {
+			for _, j := range jobs {
+				for _, r := range j.rows {
+					if _, err := history.MessageFromRowLazy(r.ID, r.Role, `{"json":[]}`, r.Metadata, false); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+	})
 }

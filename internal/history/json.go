@@ -1,7 +1,9 @@
 package history
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -291,7 +293,7 @@ func isIndexKey(k string) bool {
 }
 
 func hasDuplicate(keys []string) bool {
-	if len(keys) <= 12 {
+	if len(keys) <= 24 {
 		for i := 1; i < len(keys); i++ {
 			for j := 0; j < i; j++ {
 				if keys[i] == keys[j] {
@@ -481,14 +483,20 @@ func (p *parser) str() (string, error) {
 // everything but '"', '\\' and control characters.
 func scanPlain(s string, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(s) {
-		w := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
-		q := w ^ (lo * '"')
-		bs := w ^ (lo * '\\')
-		if ((w-lo*0x20)|(q-lo)|(bs-lo))&^w&hi != 0 {
-			break
+	if i+8 <= len(s) {
+		// Little-endian words, so that the lowest flagged byte is the
+		// first in the text. The flag of the first special byte is
+		// exact; borrows can only flag bytes after it.
+		b := unsafe.Slice(unsafe.StringData(s), len(s))
+		for i+8 <= len(s) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q := w ^ (lo * '"')
+			bs := w ^ (lo * '\\')
+			if m := ((w - lo*0x20) | (q - lo) | (bs - lo)) &^ w & hi; m != 0 {
+				return i + bits.TrailingZeros64(m)/8
+			}
+			i += 8
 		}
-		i += 8
 	}
 	for i < len(s) {
 		c := s[i]

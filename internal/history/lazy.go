@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Lazy decoding.
@@ -30,6 +31,51 @@ type lazySrc struct {
 	depth  int    // its nesting depth (the outermost value's members are at 1)
 	lazyAt int    // the depth from which its own members stay lazy
 	once   sync.Once
+	// pending are the superjson annotations that reach into the
+	// container, in the order they came, applied when it is decoded.
+	pending []pendingAnnotation
+	segs    []string // the pending paths, end to end
+}
+
+// pendingAnnotation is a "Date" or "undefined" annotation (typ) for the
+// value at path inside a lazy container. Those two cannot fail and, on
+// plain objects and arrays, neither can the walk to them, so applying
+// them later, on first read, gives the same value and the same errors.
+type pendingAnnotation struct {
+	from, to int // the path: segs[from:to]
+	typ      Value
+}
+
+// deferInto walks path from root through arrays and plain objects; if it
+// meets a lazy container before the last step, it records the annotation
+// typ there and reports true. Otherwise nothing changes and the caller
+// applies the annotation at once.
+func deferInto(root Value, path []string, typ Value) bool {
+	parent := root
+	for i, key := range path {
+		if parent.k != Array && parent.k != Object {
+			return false
+		}
+		if l := parent.c.lz.Load(); l != nil {
+			from := len(l.segs)
+			l.segs = append(l.segs, path[i:]...)
+			l.pending = append(l.pending, pendingAnnotation{from: from, to: len(l.segs), typ: typ})
+			return true
+		}
+		if i == len(path)-1 {
+			return false
+		}
+		if parent.k == Array {
+			if idx, ok := arrayIndex(key); ok {
+				parent = parent.Index(int(idx))
+			} else {
+				parent = parent.Get(indexKey(jsNum(key)))
+			}
+		} else {
+			parent = parent.Get(key)
+		}
+	}
+	return false
 }
 
 // materialize decodes l, already checked, into c.
@@ -50,6 +96,12 @@ func (c *Container) materialize(l *lazySrc) {
 	if err != nil {
 		// The text was checked when it was first seen.
 		panic("history: a checked JSON text failed to decode: " + err.Error())
+	}
+	// v is not lazy, so the walks below do not come back here.
+	for _, pa := range l.pending {
+		if _, err := setDeep(v, l.segs[pa.from:pa.to], func(x Value) (Value, error) { return untransform(x, pa.typ) }); err != nil {
+			panic("history: a deferred annotation failed: " + err.Error())
+		}
 	}
 	c.Keys, c.Vals, c.x = v.c.Keys, v.c.Vals, v.c.x
 	c.lz.Store(nil)
@@ -237,10 +289,16 @@ var annotationLeaves = func() map[string]Value {
 	return m
 }()
 
+var dateLeaf = annotationLeaves[`["Date"]`]
+
 // annotationLeaf returns the shared value of the annotation leaf at p.i, if
 // it is one.
 func (p *parser) annotationLeaf() (Value, bool) {
 	rest := p.s[p.i:]
+	if len(rest) >= 8 && rest[:8] == `["Date"]` {
+		p.i += 8
+		return dateLeaf, true
+	}
 	// The longest leaf is ["undefined"]: 13 bytes.
 	end := strings.IndexByte(rest[:min(len(rest), 14)], ']')
 	if end < 0 {
@@ -251,4 +309,70 @@ func (p *parser) annotationLeaf() (Value, bool) {
 		p.i += end + 1
 	}
 	return v, ok
+}
+
+// lazyGet reads member k of the lazy object l without decoding the object:
+// ok is true when k is absent (undefined) or its value is a string, number,
+// boolean or null. A member that is an object or array has an identity, so
+// for it (ok false) the caller decodes the object once and for all.
+// Like JSON.parse, the last of repeated keys wins.
+func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
+	p := parserPool.Get().(*parser)
+	p.s, p.i, p.lazyAt = l.raw, 1, 0 // past the {
+	p.a.reset(0)
+	defer func() {
+		p.s = ""
+		parserPool.Put(p)
+	}()
+	at := -1
+	s := l.raw
+	for {
+		p.skipWS()
+		if p.i >= len(s) || s[p.i] == '}' {
+			break
+		}
+		// A key: compare it without unescaping when it has no escape.
+		ks := p.i + 1
+		end := rawStringEnd(s, ks)
+		var key string
+		if strings.IndexByte(s[ks:end], '\\') < 0 {
+			key = s[ks:end]
+			if !utf8.ValidString(key) {
+				key = toValidUTF8(key)
+			}
+			p.i = end + 1
+		} else {
+			var err error
+			if key, err = p.str(); err != nil {
+				return Value{}, false
+			}
+		}
+		p.skipWS()
+		p.i++ // :
+		p.skipWS()
+		if key == k {
+			if c := s[p.i]; c == '{' || c == '[' {
+				// It will be decoded with the object: no need to read
+				// on (a later repeated key is the object's business).
+				return Value{}, false
+			}
+			at = p.i
+		}
+		if err := p.skipValue(l.depth); err != nil {
+			return Value{}, false
+		}
+		p.skipWS()
+		if p.i < len(s) && s[p.i] == ',' {
+			p.i++
+		}
+	}
+	if at < 0 {
+		return Value{}, true
+	}
+	p.i = at
+	m, err := p.value(l.depth)
+	if err != nil {
+		return Value{}, false
+	}
+	return m, true
 }

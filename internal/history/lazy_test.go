@@ -21,7 +21,47 @@ func checkLazySame(t *testing.T, text string, lazyAt int, v Value, err error) {
 		if d := deepDiff(v, lv, map[[2]*Container]bool{}, "$"); d != "" {
 			t.Fatalf("lazyAt %d: %s\n%q", lazyAt, d, text)
 		}
+		// Again on a fresh lazy value, reading members with Get first,
+		// scalars before containers, so that reads from the text of a
+		// still lazy object are checked too.
+		lv, _ = DecodeSuperJSONLazy(text, lazyAt)
+		if d := getDiff(v, lv, map[*Container]bool{}, "$"); d != "" {
+			t.Fatalf("lazyAt %d (Get): %s\n%q", lazyAt, d, text)
+		}
 	}
+}
+
+// getDiff compares a and b member by member through Get and Index only.
+func getDiff(a, b Value, seen map[*Container]bool, at string) string {
+	if a.k != b.k {
+		return at + ": kind " + b.k.String() + ", eager " + a.k.String()
+	}
+	if a.c == nil || seen[a.c] {
+		return deepDiff(a, b, map[[2]*Container]bool{}, at)
+	}
+	seen[a.c] = true
+	switch a.k {
+	case Object:
+		keys := append(a.Keys(), "nope", "__proto__", "length", "0")
+		for pass := 0; pass < 2; pass++ {
+			for _, k := range keys {
+				am := a.Get(k)
+				if (am.c != nil) != (pass == 1) {
+					continue
+				}
+				if d := getDiff(am, b.Get(k), seen, at+"."+k); d != "" {
+					return d
+				}
+			}
+		}
+	case Array:
+		for i := 0; i < a.Len(); i++ {
+			if d := getDiff(a.Index(i), b.Index(i), seen, at+"."+NumberToString(float64(i))); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
 }
 
 // deepDiff describes the first difference between a and b, "" when they
@@ -90,7 +130,22 @@ func TestLazySameAsEager(t *testing.T) {
 		`{"json":[{"o":{"s":"\ud800 lone","u":"\u00e9\n\"q\""}}]}`,
 		"{\"json\":[{\"o\":{\"bad\":\"\xff\xfe utf8\"}}]}",
 		`{"json":[{"o":{"n":[-0,1e400,0.5e-3,12345678901234567890]}}]}`,
+		`{"json":[{"o":{"k":1,"k":"two","\u006b":true,"é":"e","\u00e9":null,"a\"b":"q","big":{"x":1},"s":"\ud83d\ude00\n"}}]}`,
+		"{\"json\":[{\"o\":{\"k\xff\":1,\"v\":\"\xc3(\"}}]}",
+		`{"json":[{"o":{ "a" : 1 , "b" :[ 1 ] , "c" : "x" }}]}`,
 		`{"json":[{"o":{"a":[[[[[[]]]]]],"b":{}}}],"meta":{"values":{"0.o.c":["undefined"]}}}`,
+		// Deferred annotations (Date, undefined) into lazy containers,
+		// then something that reads or transforms them.
+		`{"json":{"a":{"b":[{"t":"2026-01-05T08:39:00.000Z"},{"t":"x"}]}},"meta":{"values":{"a.b.0.t":["Date"],"a.b.1.t":["Date"],"a.b.1.u":["undefined"],"a.b":["set"]}}}`,
+		`{"json":{"a":{"b":{"c":{"d":"2026-01-05T08:39:00.000Z"}}}},"meta":{"values":{"a.b.c.d":["Date"],"a.b.c":["Date"]}}}`,
+		`{"json":{"a":{"b":[[5]]}},"meta":{"values":{"a.b.0.0":["number"],"a.b.0":["Date"]}}}`,
+		`{"json":{"a":{"b":{"c":"2026-01-05T08:39:00.000Z"},"z":{"c":"2026-01-05T08:39:00.000Z"}}},"meta":{"values":{"a.b.c":["Date"],"a.z.c":["Date"]},"referentialEqualities":{"a.b":["a.z"]}}}`,
+		`{"json":{"a":{"b":["x","y"]}},"meta":{"values":{"a.b.x":["Date"],"a.b.5":["undefined"],"a.b.01":["Date"]}}}`,
+		`{"json":{"a":{"b":{"c.d":"2026-01-05T08:39:00.000Z","c":{"d":"1"}}}},"meta":{"values":{"a.b.c\.d":["Date"],"a.b.c.d":["bigint"]},"v":1}}`,
+		`{"json":{"a":{"b":{"c.d":"2026-01-05T08:39:00.000Z"}}},"meta":{"values":{"a.b.c\.d":["Date"]}}}`,
+		`{"json":{"a":{"b":{"1":"2026-01-05T08:39:00.000Z","0":"x"}}},"meta":{"values":{"a.b.1":["Date"],"a.b.2":["undefined"],"a.b.0":["undefined"]}}}`,
+		`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":{"b":{"c":["Date"]}}}}}`,
+		`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":["map",{"b.c":["Date"]}]}}}`,
 		// Invalid inside what would be lazy: the error must be the eager one.
 		`{"json":[{"o":{"a":[1,2,]}}]}`,
 		`{"json":[{"o":{"a":"\x"}}]}`,
@@ -114,7 +169,8 @@ func TestLazySameAsEager(t *testing.T) {
 }
 
 // TestLazyDecodesOnFirstUse shows the point of it: an untouched container
-// stays text, a read decodes exactly the container read.
+// stays text; reading a string member reads the text; anything else decodes
+// exactly the container read.
 func TestLazyDecodesOnFirstUse(t *testing.T) {
 	v, err := DecodeSuperJSONLazy(`{"json":[{"type":"tool-x","input":{"path":"p"},"output":{"big":{"x":1}}}]}`, 4)
 	if err != nil {
@@ -131,14 +187,17 @@ func TestLazyDecodesOnFirstUse(t *testing.T) {
 	if got := ToString(in.Get("path")); got != "p" {
 		t.Fatalf("input.path = %q", got)
 	}
-	if in.c.lz.Load() != nil {
-		t.Fatal("reading input.path should decode input")
+	if in.c.lz.Load() == nil {
+		t.Fatal("reading a string member (input.path) is done from the text: input should stay lazy")
+	}
+	if in.Len() != 1 || in.c.lz.Load() != nil {
+		t.Fatal("counting input's keys should decode input")
 	}
 	if out.c.lz.Load() == nil {
 		t.Fatal("output was never read and should still be lazy")
 	}
-	if big := out.Get("big"); big.c.lz.Load() == nil {
-		t.Fatal("a member of a decoded lazy container should itself start lazy")
+	if big := out.Get("big"); out.c.lz.Load() != nil || big.c.lz.Load() == nil {
+		t.Fatal("reading an object member decodes the object, and the member starts lazy")
 	}
 }
 

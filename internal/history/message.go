@@ -18,13 +18,24 @@ func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) 
 	return messageFromRow(id, role, parts, metadata, metadataNull, 0)
 }
 
-// RowLazyAt is the depth MessageFromRowLazy keeps lazy: a part's own
-// members (a tool's input and output) are decoded when first read.
+// RowLazyAt is the depth MessageFromRowLazy keeps lazy in the parts: a
+// part's own members (a tool's input and output) are decoded when first
+// read. In the metadata it is one level less: the members of the metadata
+// object (partsMetadata, attachments, ...) are lazy, but not
+// compressedHistory, a string.
 const RowLazyAt = 4
 
+func metaLazyAt(lazyAt int) int {
+	if lazyAt <= 0 {
+		return 0
+	}
+	return lazyAt - 1
+}
+
 // MessageFromRowLazy is MessageFromRow with the parts decoded by
-// DecodeSuperJSONLazy(text, RowLazyAt): the same message, the same errors,
-// but the contents of tool inputs and outputs are only decoded when
+// DecodeSuperJSONLazy(text, RowLazyAt) and the metadata one level less
+// deep: the same message, the same errors, but the contents of tool inputs
+// and outputs, and of partsMetadata and the like, are only decoded when
 // something reads them.
 func MessageFromRowLazy(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
 	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt)
@@ -37,9 +48,7 @@ func messageFromRow(id, role, parts string, metadata string, metadataNull bool, 
 	}
 	m := NullValue()
 	if !metadataNull {
-		// Metadata stays eager: its annotations (every Date) reach into
-		// what would be lazy, and decoding on first use costs more then.
-		if m, err = decodeSuperJSON(metadata, 0); err != nil {
+		if m, err = decodeSuperJSON(metadata, metaLazyAt(lazyAt)); err != nil {
 			return Value{}, &FieldError{Field: "metadata", Err: err}
 		}
 	}

@@ -173,6 +173,9 @@ func (d *decoder) applyValues(root, tree Value) (Value, error) {
 			if err := validatePath(origin, raw); err != nil {
 				return err
 			}
+			if typ.k == String && (typ.s == "Date" || typ.s == "undefined") && deferInto(root, origin, typ) {
+				return nil
+			}
 			if typ.k == String && typ.s == "Date" {
 				root, err = setDeep(root, origin, d.date)
 			} else {

@@ -209,6 +209,13 @@ func (v Value) Has(k string) bool {
 // undefined.
 func (v Value) Get(k string) Value {
 	if v.k == Object {
+		if l := v.c.lz.Load(); l != nil && len(l.pending) == 0 {
+			// A lazy object: a scalar member is read from the text,
+			// leaving the object lazy.
+			if m, ok := lazyGet(l, k); ok {
+				return m
+			}
+		}
 		if c := v.cc(); c.idx() == nil {
 			keys := c.Keys
 			for i := range keys {
