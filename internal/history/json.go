@@ -234,7 +234,11 @@ func (p *parser) object(depth int) (Value, error) {
 		p.i++
 		p.skipWS()
 		var val Value
-		if depth == 1 && key == "meta" && p.sj && !p.inMeta {
+		if depth == 2 && p.inMeta && key == "values" && p.i < len(p.s) && p.s[p.i] == '{' {
+			// meta.values: kept as checked text, for decodeSuperJSON
+			// to defer whole when it can (see deferAnnotations).
+			val, err = p.lazyContainer(depth+1, Object)
+		} else if depth == 1 && key == "meta" && p.sj && !p.inMeta {
 			// superjson's annotations are walked whole: no use keeping
 			// them lazy. Their leaves are shared (see annotationLeaf).
 			lazyAt := p.lazyAt

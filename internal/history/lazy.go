@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -35,7 +36,117 @@ type lazySrc struct {
 	// container, in the order they came, applied when it is decoded.
 	pending []pendingAnnotation
 	segs    []string // the pending paths, end to end
+	// meta is set for a container of a superjson payload's meta: it is
+	// decoded with shared annotation leaves.
+	meta bool
+	// ann is a whole meta.values tree waiting for the container (the
+	// payload's json) to be decoded.
+	ann *deferredValues
 }
+
+// deferredValues is a meta.values tree (its checked text) whose every
+// annotation is "Date" or "undefined", on paths without an escape or a
+// forbidden key: applying it cannot fail, so it waits until the json value
+// is first read. first lists the first segment of every path: a member
+// named otherwise is untouched by the tree.
+type deferredValues struct {
+	raw    string
+	legacy bool
+	first  []string
+}
+
+// touches reports whether a pending annotation may change member k.
+func (l *lazySrc) touches(k string) bool {
+	for _, pa := range l.pending {
+		if l.segs[pa.from] == k {
+			return true
+		}
+	}
+	if l.ann != nil {
+		for _, f := range l.ann.first {
+			if f == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deferValues checks whether the meta.values tree raw (an object, already
+// checked as JSON) can wait for the lazy json value l, and if so attaches
+// it. It answers no to anything but an object of ["Date"] and
+// ["undefined"] leaves with plain keys; the caller then applies the tree at
+// once, the ordinary way.
+func deferValues(l *lazySrc, raw string, legacy bool) bool {
+	if len(l.pending) > 0 || l.ann != nil || strings.IndexByte(raw, '\\') >= 0 {
+		return false
+	}
+	var first []string
+	i := 1 // past the {
+	for {
+		for i < len(raw) && isJSONSpace(raw[i]) {
+			i++
+		}
+		if i >= len(raw) {
+			return false
+		}
+		if raw[i] == '}' {
+			break
+		}
+		if raw[i] != '"' {
+			return false
+		}
+		end := strings.IndexByte(raw[i+1:], '"')
+		if end < 0 {
+			return false
+		}
+		key := raw[i+1 : i+1+end]
+		i += end + 2
+		if !utf8.ValidString(key) {
+			return false
+		}
+		for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
+			if strings.Contains(key, bad) {
+				return false
+			}
+		}
+		f := key
+		if j := strings.IndexByte(key, '.'); j >= 0 {
+			f = key[:j]
+		}
+		if !slices.Contains(first, f) {
+			first = append(first, f)
+		}
+		for i < len(raw) && isJSONSpace(raw[i]) {
+			i++
+		}
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i++
+		for i < len(raw) && isJSONSpace(raw[i]) {
+			i++
+		}
+		switch {
+		case strings.HasPrefix(raw[i:], `["Date"]`):
+			i += len(`["Date"]`)
+		case strings.HasPrefix(raw[i:], `["undefined"]`):
+			i += len(`["undefined"]`)
+		default:
+			return false
+		}
+		for i < len(raw) && isJSONSpace(raw[i]) {
+			i++
+		}
+		if i < len(raw) && raw[i] == ',' {
+			i++
+		}
+	}
+	l.ann = &deferredValues{raw: raw, legacy: legacy, first: first}
+	return true
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // pendingAnnotation is a "Date" or "undefined" annotation (typ) for the
 // value at path inside a lazy container. Those two cannot fail and, on
@@ -81,7 +192,7 @@ func deferInto(root Value, path []string, typ Value) bool {
 // materialize decodes l, already checked, into c.
 func (c *Container) materialize(l *lazySrc) {
 	p := parserPool.Get().(*parser)
-	p.s, p.i, p.lazyAt = l.raw, 0, l.lazyAt
+	p.s, p.i, p.lazyAt, p.inMeta = l.raw, 0, l.lazyAt, l.meta
 	p.a.reset(len(l.raw))
 	var v Value
 	var err error
@@ -90,7 +201,7 @@ func (c *Container) materialize(l *lazySrc) {
 	} else {
 		v, err = p.array(l.depth)
 	}
-	p.s, p.lazyAt = "", 0
+	p.s, p.lazyAt, p.inMeta = "", 0, false
 	p.a.reset(0)
 	parserPool.Put(p)
 	if err != nil {
@@ -101,6 +212,16 @@ func (c *Container) materialize(l *lazySrc) {
 	for _, pa := range l.pending {
 		if _, err := setDeep(v, l.segs[pa.from:pa.to], func(x Value) (Value, error) { return untransform(x, pa.typ) }); err != nil {
 			panic("history: a deferred annotation failed: " + err.Error())
+		}
+	}
+	if a := l.ann; a != nil {
+		tree, err := parseJSON(a.raw, 0, false)
+		if err == nil {
+			d := decoder{legacy: a.legacy}
+			_, err = d.applyValues(v, tree)
+		}
+		if err != nil {
+			panic("history: deferred annotations failed: " + err.Error())
 		}
 	}
 	c.Keys, c.Vals, c.x = v.c.Keys, v.c.Vals, v.c.x
@@ -132,7 +253,7 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 		return Value{}, err
 	}
 	c := p.a.container()
-	c.lz.Store(&lazySrc{raw: p.s[start:p.i], depth: depth, lazyAt: p.lazyAt})
+	c.lz.Store(&lazySrc{raw: p.s[start:p.i], depth: depth, lazyAt: p.lazyAt, meta: p.inMeta})
 	return Value{k: k, c: c}, nil
 }
 

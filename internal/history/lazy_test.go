@@ -146,6 +146,22 @@ func TestLazySameAsEager(t *testing.T) {
 		`{"json":{"a":{"b":{"1":"2026-01-05T08:39:00.000Z","0":"x"}}},"meta":{"values":{"a.b.1":["Date"],"a.b.2":["undefined"],"a.b.0":["undefined"]}}}`,
 		`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":{"b":{"c":["Date"]}}}}}`,
 		`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":["map",{"b.c":["Date"]}]}}}`,
+		// meta.values trees that wait whole for the json value, and
+		// ones that must not (escapes, forbidden keys, other types,
+		// equalities, a root annotation, odd spacing).
+		`{"json":{"createdAt":"2026-01-05T08:39:00.000Z","compressedHistory":"brief","p":[{"s":"2026-01-05T08:39:00.031Z"}],"gone":1},"meta":{"values":{"createdAt":["Date"],"p.0.s":["Date"],"gone":["undefined"],"new":["undefined"]},"v":1}}`,
+		`{"json":{"a":"2026-01-05T08:39:00.000Z","b":"x"},"meta":{"values":{ "a" : ["Date"] , "b.c" : [ "Date" ] }}}`,
+		`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"},"a.b":"x"},"meta":{"values":{"a\\.b":["Date"],"a.b":["Date"]},"v":1}}`,
+		`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"}},"meta":{"values":{"a.__proto__":["Date"]}}}`,
+		`{"json":{"a":{"b":"1"}},"meta":{"values":{"a.b":["bigint"]}}}`,
+		`{"json":{"a":{"b":"x"}},"meta":{"values":{"a.b":["Date"],"a.c":["nope"]}}}`,
+		`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"},"z":{"b":"2026-01-05T08:39:00.000Z"}},"meta":{"values":{"a.b":["Date"],"z.b":["Date"]},"referentialEqualities":{"a":["z"]}}}`,
+		`{"json":{"a":1,"":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"":["Date"]}}}`,
+		`{"json":["2026-01-05T08:39:00.000Z"],"meta":{"values":{"":["Date"],"0":["Date"]}}}`,
+		`{"json":{"2":"x","1":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"2":["undefined"],"1":["Date"],"1.x":["Date"]}}}`,
+		`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"a":["Date"],"a":["undefined"]}}}`,
+		`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":["Date"]}}`,
+		"{\"json\":{\"a\xff\":\"2026-01-05T08:39:00.000Z\"},\"meta\":{\"values\":{\"a\xff\":[\"Date\"]}}}",
 		// Invalid inside what would be lazy: the error must be the eager one.
 		`{"json":[{"o":{"a":[1,2,]}}]}`,
 		`{"json":[{"o":{"a":"\x"}}]}`,

@@ -20,23 +20,25 @@ func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) 
 
 // RowLazyAt is the depth MessageFromRowLazy keeps lazy in the parts: a
 // part's own members (a tool's input and output) are decoded when first
-// read. In the metadata it is one level less: the members of the metadata
-// object (partsMetadata, attachments, ...) are lazy, but not
-// compressedHistory, a string.
+// read.
 const RowLazyAt = 4
 
+// metaLazyAt is the depth kept lazy in the metadata: the metadata object
+// itself. Reading a string member (compressedHistory) reads it from the
+// text, and its annotations (a Date per timestamp) wait until something
+// else is read.
 func metaLazyAt(lazyAt int) int {
 	if lazyAt <= 0 {
 		return 0
 	}
-	return lazyAt - 1
+	return 2
 }
 
 // MessageFromRowLazy is MessageFromRow with the parts decoded by
-// DecodeSuperJSONLazy(text, RowLazyAt) and the metadata one level less
-// deep: the same message, the same errors, but the contents of tool inputs
-// and outputs, and of partsMetadata and the like, are only decoded when
-// something reads them.
+// DecodeSuperJSONLazy(text, RowLazyAt) and the metadata by
+// DecodeSuperJSONLazy(text, 2): the same message, the same errors, but the
+// contents of tool inputs and outputs, and the metadata beyond its string
+// members, are only decoded when something reads them.
 func MessageFromRowLazy(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
 	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt)
 }

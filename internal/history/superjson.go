@@ -63,7 +63,15 @@ func decodeSuperJSON(text string, lazyAt int) (Value, error) {
 		version = toNumber(v)
 	}
 	legacy := version < 1
-	if values := meta.Get("values"); values.Truthy() {
+	values := meta.Get("values")
+	if values.Truthy() && result.c != nil && (result.k == Object || result.k == Array) && values.c != nil && meta.Get("referentialEqualities").IsUndefined() {
+		// A lazy json value and a tree of Dates and undefineds: the tree
+		// waits for the value's first read.
+		if l, vl := result.c.lz.Load(), values.c.lz.Load(); l != nil && vl != nil && deferValues(l, vl.raw, legacy) {
+			return result, nil
+		}
+	}
+	if values.Truthy() {
 		d := decoder{legacy: legacy}
 		result, err = d.applyValues(result, values)
 		if err != nil {

@@ -209,7 +209,7 @@ func (v Value) Has(k string) bool {
 // undefined.
 func (v Value) Get(k string) Value {
 	if v.k == Object {
-		if l := v.c.lz.Load(); l != nil && len(l.pending) == 0 {
+		if l := v.c.lz.Load(); l != nil && !l.touches(k) {
 			// A lazy object: a scalar member is read from the text,
 			// leaving the object lazy.
 			if m, ok := lazyGet(l, k); ok {
