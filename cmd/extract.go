@@ -113,11 +113,12 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if out == "" {
 		out = filepath.Join(f.Config.String("extract::out"), opts.Channel)
 	}
-	// Decoding allocates a lot of short-lived values while the live heap
-	// stays small (a few chats at a time): collect rarely (measured on the
-	// 500 MB benchmark: 15% faster than GOGC 400), but never let the heap
-	// pass a soft limit that keeps the process under 256 MB.
-	defer debug.SetGCPercent(debug.SetGCPercent(1000))
+	// Decoding allocates short-lived values while the live heap stays
+	// small (a few chats at a time): collect less often than the default,
+	// but never let the heap pass a soft limit that keeps the process
+	// under 256 MB. Since decoding became lazy, GOGC 400 is as fast as
+	// 1000 on the 500 MB benchmark, with half the peak RSS.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(192 << 20))
 	// An interrupt or a termination cancels the run, which then removes
 	// its staging directory: nothing half-written is left behind.

@@ -94,8 +94,8 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkProcess measures decoding plus writing every bundle of a chat
-// (no database reads), in bytes of column text per second.
+// BenchmarkProcess measures decoding, serializing and writing every bundle
+// of a chat (no database reads), in bytes of column text per second.
 func BenchmarkProcess(b *testing.B) {
 	jobs, size := benchRows(b, benchDB(b))
 	dir := b.TempDir()
@@ -111,6 +111,9 @@ func BenchmarkProcess(b *testing.B) {
 		}
 		for _, j := range jobs {
 			if err := x.process(j); err != nil {
+				b.Fatal(err)
+			}
+			if err := x.write(j); err != nil {
 				b.Fatal(err)
 			}
 		}

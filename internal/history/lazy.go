@@ -438,6 +438,11 @@ func (p *parser) annotationLeaf() (Value, bool) {
 // for it (ok false) the caller decodes the object once and for all.
 // Like JSON.parse, the last of repeated keys wins.
 func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
+	if !strings.Contains(l.raw, k) && strings.IndexByte(l.raw, '\\') < 0 && isASCII(k) {
+		// Without an escape, a member named k shows k in the text (an
+		// ASCII name: invalid UTF-8 in the text decodes to U+FFFD).
+		return Value{}, true
+	}
 	p := parserPool.Get().(*parser)
 	p.s, p.i, p.lazyAt = l.raw, 1, 0 // past the {
 	p.a.reset(0)
@@ -496,4 +501,13 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 		return Value{}, false
 	}
 	return m, true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
