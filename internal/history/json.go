@@ -443,28 +443,32 @@ func (p *parser) str() (string, error) {
 	p.i++ // "
 	start := p.i
 	s := p.s
-	ascii := true
-	// Eight bytes at a time until a quote, a backslash, a control
-	// character or a non-ASCII byte.
-	for p.i+8 <= len(s) {
-		w := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), p.i))
+	var high uint64 // the high bits of the words read: non-ASCII bytes
+	// Eight bytes at a time until a quote, a backslash or a control
+	// character.
+	if littleEndian {
 		const lo, hi = 0x0101010101010101, 0x8080808080808080
-		q := w ^ (lo * '"')
-		bs := w ^ (lo * '\\')
-		if ((w-lo*0x20)|(q-lo)|(bs-lo))&^w&hi != 0 {
-			break
+		base := unsafe.Pointer(unsafe.StringData(s))
+		for p.i+8 <= len(s) {
+			w := *(*uint64)(unsafe.Add(base, p.i))
+			q := w ^ (lo * '"')
+			bs := w ^ (lo * '\\')
+			if m := ((w - lo*0x20) | (q - lo) | (bs - lo)) &^ w & hi; m != 0 {
+				n := bits.TrailingZeros64(m) >> 3
+				high |= w & (1<<(8*n) - 1) & hi
+				p.i += n
+				break
+			}
+			high |= w & hi
+			p.i += 8
 		}
-		if w&hi != 0 {
-			ascii = false
-		}
-		p.i += 8
 	}
 	for p.i < len(s) {
 		c := s[p.i]
 		if c == '"' {
 			out := s[start:p.i]
 			p.i++
-			if !ascii && !utf8.ValidString(out) {
+			if high != 0 && !utf8.ValidString(out) {
 				return toValidUTF8(out), nil
 			}
 			return out, nil
@@ -476,7 +480,7 @@ func (p *parser) str() (string, error) {
 			return "", p.errf("control character U+%04X in a string", c)
 		}
 		if c >= 0x80 {
-			ascii = false
+			high = 1
 		}
 		p.i++
 	}
@@ -487,17 +491,17 @@ func (p *parser) str() (string, error) {
 // everything but '"', '\\' and control characters.
 func scanPlain(s string, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	if i+8 <= len(s) {
-		// Little-endian words, so that the lowest flagged byte is the
-		// first in the text. The flag of the first special byte is
-		// exact; borrows can only flag bytes after it.
-		b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if littleEndian {
+		// The lowest flagged byte of a little-endian word is the first
+		// special byte in the text: its flag is exact, borrows can only
+		// flag bytes after it.
+		base := unsafe.Pointer(unsafe.StringData(s))
 		for i+8 <= len(s) {
-			w := binary.LittleEndian.Uint64(b[i:])
+			w := *(*uint64)(unsafe.Add(base, i))
 			q := w ^ (lo * '"')
 			bs := w ^ (lo * '\\')
 			if m := ((w - lo*0x20) | (q - lo) | (bs - lo)) &^ w & hi; m != 0 {
-				return i + bits.TrailingZeros64(m)/8
+				return i + bits.TrailingZeros64(m)>>3
 			}
 			i += 8
 		}
@@ -511,6 +515,9 @@ func scanPlain(s string, i int) int {
 	}
 	return i
 }
+
+// littleEndian is whether words load least significant byte first.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // rawStringEnd returns the index of the closing quote of the string whose
 // body continues at i, or len(s).

@@ -1,0 +1,75 @@
+package history
+
+import (
+	"strings"
+	"testing"
+)
+
+// scanText is string content the way tool outputs hold it: code lines
+// joined by \n escapes, with an escaped quote now and then.
+var scanText = func() string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for b.Len() < 1<<20 {
+		b.WriteString(`    const total = items.reduce((sum, it) => sum + it.price * it.qty, 0); // \"sum\"\n`)
+		b.WriteString(`export function formatPrice(value: number) {\n  return value.toFixed(2);\n}\n`)
+	}
+	b.WriteByte('"')
+	return b.String()
+}()
+
+func BenchmarkSkipString(b *testing.B) {
+	p := &parser{s: scanText}
+	b.SetBytes(int64(len(scanText)))
+	for b.Loop() {
+		p.i = 0
+		if err := p.skipString(); err != nil || p.i != len(scanText) {
+			b.Fatal(err, p.i)
+		}
+	}
+}
+
+// TestScanPlainFindsTheFirstSpecialByte: every position and kind of byte
+// that ends a plain run, behind every run length (so each byte of a word
+// and the tail are covered), with borrow-prone neighbours.
+func TestScanPlainFindsTheFirstSpecialByte(t *testing.T) {
+	fillers := []byte{'a', ' ', 0x7f, 0x80, 0xff, 0x21, 0x1f + 1}
+	for _, special := range []byte{'"', '\\', 0x00, 0x01, 0x1f} {
+		for _, fill := range fillers {
+			for n := 0; n < 40; n++ {
+				for after := 0; after < 3; after++ {
+					s := strings.Repeat(string([]byte{fill}), n) + string([]byte{special}) + strings.Repeat(string([]byte{0x00}), after)
+					for start := 0; start <= n && start < 9; start++ {
+						if got := scanPlain(s, start); got != n {
+							t.Fatalf("fill %#x special %#x n %d start %d: got %d", fill, special, n, start, got)
+						}
+					}
+				}
+			}
+		}
+	}
+	if got := scanPlain(strings.Repeat("x", 21), 0); got != 21 {
+		t.Fatalf("no special byte: got %d, want 21", got)
+	}
+}
+
+// TestStrValidatesUTF8AtEveryOffset: invalid UTF-8 placed at each byte of
+// the words the fast path reads, before and after a quote or an escape,
+// decodes as Node decodes it (one U+FFFD per maximal subpart).
+func TestStrValidatesUTF8AtEveryOffset(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		for _, bad := range []string{"\xff", "\xc3", "\xe2\x82", "é", "😀"} {
+			for _, tail := range []string{``, `\n`, `abcdefgh`} {
+				body := strings.Repeat("a", n) + bad + tail
+				v, err := ParseJSON(`"` + body + `"`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := toValidUTF8(strings.ReplaceAll(body, `\n`, "\n"))
+				if v.Str() != want {
+					t.Fatalf("n %d bad %q tail %q: got %q, want %q", n, bad, tail, v.Str(), want)
+				}
+			}
+		}
+	}
+}
