@@ -239,10 +239,13 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Chats are read ahead so that a slow chat at the head of the order
-	// does not idle the workers.
-	jobs := make(chan *job, workers)
-	ordered := make(chan *job, workers*8)
+	// Memory is bounded by the chats read but not yet processed (jobs)
+	// and the bundles built but not yet written (toWrite, below). A
+	// processed chat keeps only its result until its turn to be numbered,
+	// so ordered can be long: a slow chat at the head of the order then
+	// never stops the reader, and so never idles the workers.
+	jobs := make(chan *job, 2*workers)
+	ordered := make(chan *job, 4096)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -428,6 +431,7 @@ func (x *extractor) process(j *job) error {
 	c := j.chat
 	j.res = ChatResult{ID: c.ID, Title: c.Title}
 	j.out, j.mkdir = nil, false
+	defer func() { j.rows, j.hist = nil, "" }()
 	msgs, ok := x.decode(j)
 	if !ok {
 		if j.res.Skipped == "" {
