@@ -39,6 +39,10 @@ type lazySrc struct {
 	// meta is set for a container of a superjson payload's meta: it is
 	// decoded with shared annotation leaves.
 	meta bool
+	// uniq is set for an object known to have no repeated key (at most
+	// maxUniqKeys plain ASCII keys, all different): a member read from the
+	// text is then the first one found.
+	uniq bool
 	// ann is a whole meta.values tree waiting for the container (the
 	// payload's json) to be decoded.
 	ann *deferredValues
@@ -244,8 +248,9 @@ var errSkip = errors.New("invalid JSON")
 func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	start := p.i
 	var err error
+	uniq := false
 	if k == Object {
-		err = p.skipObject(depth)
+		uniq, err = p.skipObjectKeys(depth)
 	} else {
 		err = p.skipArray(depth)
 	}
@@ -253,7 +258,7 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 		return Value{}, err
 	}
 	c := p.a.container()
-	c.lz.Store(&lazySrc{raw: p.s[start:p.i], depth: depth, lazyAt: p.lazyAt, meta: p.inMeta})
+	c.lz.Store(&lazySrc{raw: p.s[start:p.i], depth: depth, lazyAt: p.lazyAt, meta: p.inMeta, uniq: uniq})
 	return Value{k: k, c: c}, nil
 }
 
@@ -330,6 +335,85 @@ func (p *parser) skipObject(depth int) error {
 			return errSkip
 		}
 	}
+}
+
+// maxUniqKeys bounds the keys skipObjectKeys compares.
+const maxUniqKeys = 8
+
+// skipObjectKeys is skipObject, also reporting whether the object is known
+// to have no repeated key: at most maxUniqKeys keys, each plain ASCII (no
+// escape, so that different texts are different keys), all different.
+func (p *parser) skipObjectKeys(depth int) (uniq bool, err error) {
+	if depth > maxDepth {
+		return false, errSkip
+	}
+	var keys [maxUniqKeys]string
+	n := 0
+	uniq = true
+	p.i++ // {
+	p.skipWS()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return true, nil
+	}
+	for {
+		p.skipWS()
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return false, errSkip
+		}
+		ks := p.i + 1
+		if err := p.skipString(); err != nil {
+			return false, err
+		}
+		if uniq {
+			key := p.s[ks : p.i-1]
+			if n == maxUniqKeys || !plainASCII(key) {
+				uniq = false
+			} else {
+				for _, k := range keys[:n] {
+					if k == key {
+						uniq = false
+						break
+					}
+				}
+				keys[n] = key
+				n++
+			}
+		}
+		p.skipWS()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return false, errSkip
+		}
+		p.i++
+		p.skipWS()
+		if err := p.skipValue(depth); err != nil {
+			return false, err
+		}
+		p.skipWS()
+		if p.i >= len(p.s) {
+			return false, errSkip
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return uniq, nil
+		default:
+			return false, errSkip
+		}
+	}
+}
+
+// plainASCII reports whether a string's JSON text is printable ASCII
+// without an escape: the text is the string.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) skipArray(depth int) error {
@@ -438,9 +522,10 @@ func (p *parser) annotationLeaf() (Value, bool) {
 // for it (ok false) the caller decodes the object once and for all.
 // Like JSON.parse, the last of repeated keys wins.
 func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
-	if !strings.Contains(l.raw, k) && strings.IndexByte(l.raw, '\\') < 0 && isASCII(k) {
+	if len(l.raw) <= 1024 && strings.IndexByte(l.raw, '\\') < 0 && !strings.Contains(l.raw, k) && isASCII(k) {
 		// Without an escape, a member named k shows k in the text (an
-		// ASCII name: invalid UTF-8 in the text decodes to U+FFFD).
+		// ASCII name: invalid UTF-8 in the text decodes to U+FFFD). On
+		// a long text, reading the keys is as fast.
 		return Value{}, true
 	}
 	p := parserPool.Get().(*parser)
@@ -483,6 +568,9 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 				return Value{}, false
 			}
 			at = p.i
+			if l.uniq {
+				break // no later key can take its place
+			}
 		}
 		if err := p.skipValue(l.depth); err != nil {
 			return Value{}, false
