@@ -2,7 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -131,5 +130,5 @@ func writeFile(dir, name string, data []byte) error {
 	if bytes.IndexByte(data, 0xED) >= 0 && history.HasLoneSurrogate(string(data)) {
 		data = []byte(history.ToWellFormed(string(data)))
 	}
-	return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	return createFile(filepath.Join(dir, name), data)
 }

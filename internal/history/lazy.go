@@ -599,3 +599,28 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// lazyLen counts the elements of the lazy array l in its text.
+func lazyLen(l *lazySrc) int {
+	p := parserPool.Get().(*parser)
+	p.s, p.i = l.raw, 1 // past the [
+	defer func() {
+		p.s = ""
+		parserPool.Put(p)
+	}()
+	n := 0
+	for {
+		p.skipWS()
+		if p.i >= len(p.s) || p.s[p.i] == ']' {
+			return n
+		}
+		if p.skipValue(l.depth) != nil {
+			panic("history: a checked JSON text failed to decode")
+		}
+		n++
+		p.skipWS()
+		if p.i < len(p.s) && p.s[p.i] == ',' {
+			p.i++
+		}
+	}
+}

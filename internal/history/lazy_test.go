@@ -55,6 +55,9 @@ func getDiff(a, b Value, seen map[*Container]bool, at string) string {
 			}
 		}
 	case Array:
+		if a.Len() != b.Len() {
+			return at + ": length differs"
+		}
 		for i := 0; i < a.Len(); i++ {
 			if d := getDiff(a.Index(i), b.Index(i), seen, at+"."+NumberToString(float64(i))); d != "" {
 				return d

@@ -167,6 +167,12 @@ func (v Value) Len() int {
 	if v.c == nil {
 		return 0
 	}
+	if v.k == Array {
+		if l := v.c.lz.Load(); l != nil && len(l.pending) == 0 && l.ann == nil {
+			// A lazy array: count its elements in the text.
+			return lazyLen(l)
+		}
+	}
 	if v.k == Object || v.k == Error {
 		return len(v.cc().Keys)
 	}
