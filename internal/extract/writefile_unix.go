@@ -39,4 +39,3 @@ func createFile(path string, data []byte) error {
 	}
 	return nil
 }
-
