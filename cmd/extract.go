@@ -36,6 +36,7 @@ type extractOptions struct {
 	Profile     string
 	Locale      string
 	Workers     int
+	Writers     int
 	GOOS        string
 }
 
@@ -79,7 +80,8 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Force, "force", false, "replace a non-empty output directory as a whole")
 	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream version: e3e or head")
 	fl.StringVar(&opts.Locale, "locale", "", "locale of the hint numbers (default: from the environment)")
-	fl.IntVar(&opts.Workers, "workers", 0, "chats decoded and written in parallel (default: CPUs)")
+	fl.IntVar(&opts.Workers, "workers", 0, "chats decoded and serialized in parallel (default: CPUs)")
+	fl.IntVar(&opts.Writers, "writers", 1, "goroutines creating the bundle files")
 	return c
 }
 
@@ -128,7 +130,7 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	sum, err := extract.Run(ctx, extract.Options{
 		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: minMessages,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, Profile: profile,
-		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers,
+		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers,
 	}, extract.Hooks{
 		Warn: func(w extract.Warning) {
 			prog.clear()

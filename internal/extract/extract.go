@@ -48,6 +48,8 @@ type Options struct {
 	Force   bool
 	// Workers decode and write chats in parallel (default: GOMAXPROCS).
 	Workers int
+	// Writers create the bundle files (default 1).
+	Writers int
 }
 
 // Warning is one problem that did not stop the run.
@@ -294,19 +296,25 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	fail := func(err error) { errOnce.Do(func() { workErr = err; cancel() }) }
 	toWrite := make(chan *job, workers*2)
 	var wwg sync.WaitGroup
-	wwg.Add(1)
-	go func() {
-		defer wwg.Done()
-		for j := range toWrite {
-			if ctx.Err() == nil {
-				if err := x.write(j); err != nil {
-					fail(err)
+	writers := x.opts.Writers
+	if writers <= 0 {
+		writers = 1
+	}
+	for range writers {
+		wwg.Add(1)
+		go func() {
+			defer wwg.Done()
+			for j := range toWrite {
+				if ctx.Err() == nil {
+					if err := x.write(j); err != nil {
+						fail(err)
+					}
 				}
+				j.out = nil
+				close(j.done)
 			}
-			j.out = nil
-			close(j.done)
-		}
-	}()
+		}()
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
