@@ -98,6 +98,10 @@ func BenchmarkDecode(b *testing.B) {
 // of a chat (no database reads), in bytes of column text per second.
 func BenchmarkProcess(b *testing.B) {
 	jobs, size := benchRows(b, benchDB(b))
+	rows := make([][]store.MessageRow, len(jobs))
+	for i, j := range jobs {
+		rows[i] = j.rows
+	}
 	dir := b.TempDir()
 	x := &extractor{opts: benchOptions(b, "", "")}
 	b.SetBytes(size)
@@ -109,7 +113,8 @@ func BenchmarkProcess(b *testing.B) {
 		if err := os.Mkdir(x.staging, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for _, j := range jobs {
+		for i, j := range jobs {
+			j.rows = rows[i] // process lets go of them
 			if err := x.process(j); err != nil {
 				b.Fatal(err)
 			}

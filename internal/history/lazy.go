@@ -109,9 +109,12 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 		if !utf8.ValidString(key) {
 			return false
 		}
-		for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
-			if strings.Contains(key, bad) {
-				return false
+		// The keys superjson refuses all have an 'o'.
+		if strings.IndexByte(key, 'o') >= 0 {
+			for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
+				if strings.Contains(key, bad) {
+					return false
+				}
 			}
 		}
 		f := key
