@@ -67,9 +67,9 @@ for chats in $SIZES; do
     t4=$(now)
     cp -r "$dest" "$dest-cp"
     t5=$(now)
-    cs="$cs $(echo "$t1 - $t0" | bc)"
-    ss="$ss $(echo "$t3 - $t2" | bc)"
-    ps="$ps $(echo "$t5 - $t4" | bc)"
+    cs="$cs $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+    ss="$ss $(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.2f", b - a }')"
+    ps="$ps $(awk -v a="$t4" -v b="$t5" 'BEGIN { printf "%.2f", b - a }')"
   done
   c=$(echo "$cs" | median) s=$(echo "$ss" | median) p=$(echo "$ps" | median)
   report+=("$(awk -v c="$c" -v s="$s" -v p="$p" -v b="$bytes" -v m="$messages" -v n="$bundles" -v r="$rss" -v label="$((bytes / 1000000))MB" \

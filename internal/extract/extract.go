@@ -17,6 +17,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
@@ -220,9 +222,24 @@ type job struct {
 	tmp   string // the chat's directory in staging, before numbering
 	// out holds the chat's bundles, built by a worker, until the writer
 	// has put them on disk.
-	out   []bundleOut
-	mkdir bool // the chat has compression points: its directory exists even if no bundle does
-	done  chan struct{}
+	out      []bundleOut
+	outBytes int64 // what out holds, as counted against writeBudget
+	mkdir    bool  // the chat has compression points: its directory exists even if no bundle does
+	done     chan struct{}
+}
+
+// writeBudget bounds the bytes of bundles built but not yet written.
+const writeBudget = 64 << 20
+
+// bundleBytes is the size of the chat's bundles in memory.
+func (j *job) bundleBytes() int64 {
+	var n int64
+	for _, b := range j.out {
+		for _, f := range b.files {
+			n += int64(len(f.data))
+		}
+	}
+	return n
 }
 
 // bundleOut is one compression-NNN directory, in memory.
@@ -286,15 +303,19 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 			}
 		}
 	}()
-	// The workers decode and serialize; one writer creates the files.
-	// Two threads creating files at once cost the kernel nearly twice as
-	// much per file on ext4 (measured on the 500 MB benchmark), and one
-	// writer keeps up with both workers.
+	// The workers decode and serialize; one writer (by default) creates
+	// the files. Two threads creating files at once cost the kernel nearly
+	// twice as much per file on ext4 (measured on the 500 MB benchmark),
+	// and one writer keeps up with both workers. Its queue holds up to 16
+	// chats' bundles, and at most writeBudget bytes of them, so that a
+	// slow moment of the disk does not stall the workers while memory
+	// stays bounded whatever the chats' sizes.
 	var wg sync.WaitGroup
 	var workErr error
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { workErr = err; cancel() }) }
-	toWrite := make(chan *job, workers*2)
+	toWrite := make(chan *job, 16)
+	budget := semaphore.NewWeighted(writeBudget)
 	var wwg sync.WaitGroup
 	writers := x.opts.Writers
 	if writers <= 0 {
@@ -310,6 +331,7 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 						fail(err)
 					}
 				}
+				budget.Release(j.outBytes)
 				j.out = nil
 				close(j.done)
 			}
@@ -323,6 +345,8 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				if err := x.process(j); err != nil {
 					fail(err)
 				}
+				j.outBytes = min(j.bundleBytes(), writeBudget)
+				_ = budget.Acquire(context.Background(), j.outBytes) // never fails without a deadline
 				toWrite <- j
 			}
 		}()
