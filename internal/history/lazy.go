@@ -525,10 +525,9 @@ func (p *parser) annotationLeaf() (Value, bool) {
 // for it (ok false) the caller decodes the object once and for all.
 // Like JSON.parse, the last of repeated keys wins.
 func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
-	if len(l.raw) <= 1024 && strings.IndexByte(l.raw, '\\') < 0 && !strings.Contains(l.raw, k) && isASCII(k) {
+	if strings.IndexByte(l.raw, '\\') < 0 && !strings.Contains(l.raw, k) && isASCII(k) {
 		// Without an escape, a member named k shows k in the text (an
-		// ASCII name: invalid UTF-8 in the text decodes to U+FFFD). On
-		// a long text, reading the keys is as fast.
+		// ASCII name: invalid UTF-8 in the text decodes to U+FFFD).
 		return Value{}, true
 	}
 	p := parserPool.Get().(*parser)
