@@ -253,7 +253,12 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	var err error
 	uniq := false
 	if k == Object {
-		uniq, err = p.skipObjectKeys(depth)
+		var end int
+		if end, uniq = checkObjectKeys(p.s, p.i, depth, true); end < 0 {
+			err = errSkip
+		} else {
+			p.i = end
+		}
 	} else {
 		err = p.skipArray(depth)
 	}
@@ -265,148 +270,255 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	return Value{k: k, c: c}, nil
 }
 
-// skipValue checks one value as value would parse it, building nothing.
+// The checker: JSON.parse's grammar, building nothing. It works on the
+// text and an offset held in locals (the parser's fields would be loaded
+// and stored around every call); each function returns the offset after
+// what it checked, or -1 where the text is not valid JSON.
+
+// skipValue checks one value as value would parse it.
 func (p *parser) skipValue(depth int) error {
-	if p.i >= len(p.s) {
+	i := checkValue(p.s, p.i, depth)
+	if i < 0 {
 		return errSkip
 	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.skipObject(depth + 1)
-	case c == '[':
-		return p.skipArray(depth + 1)
+	p.i = i
+	return nil
+}
+
+func (p *parser) skipArray(depth int) error {
+	i := checkArray(p.s, p.i, depth)
+	if i < 0 {
+		return errSkip
+	}
+	p.i = i
+	return nil
+}
+
+// skipString checks a string from its opening quote: every escape valid,
+// no control character, a closing quote. Invalid UTF-8 is not an error
+// (JSON.parse sees U+FFFD).
+func (p *parser) skipString() error {
+	i := checkString(p.s, p.i)
+	if i < 0 {
+		return errSkip
+	}
+	p.i = i
+	return nil
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func checkValue(s string, i, depth int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch c := s[i]; {
 	case c == '"':
-		return p.skipString()
+		return checkString(s, i)
+	case c == '{':
+		return checkObject(s, i, depth+1)
+	case c == '[':
+		return checkArray(s, i, depth+1)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.scanNumber()
+		return checkNumber(s, i)
 	case c == 't':
-		return p.skipLit("true")
+		return checkLit(s, i, "true")
 	case c == 'f':
-		return p.skipLit("false")
+		return checkLit(s, i, "false")
 	case c == 'n':
-		return p.skipLit("null")
+		return checkLit(s, i, "null")
 	}
-	return errSkip
+	return -1
 }
 
-func (p *parser) skipLit(word string) error {
-	if len(p.s)-p.i >= len(word) && p.s[p.i:p.i+len(word)] == word {
-		p.i += len(word)
-		return nil
+func checkLit(s string, i int, word string) int {
+	if len(s)-i >= len(word) && s[i:i+len(word)] == word {
+		return i + len(word)
 	}
-	return errSkip
+	return -1
 }
 
-func (p *parser) skipObject(depth int) error {
+// checkNumber is scanNumber's grammar.
+func checkNumber(s string, i int) int {
+	if s[i] == '-' {
+		i++
+	}
+	if i >= len(s) {
+		return -1
+	}
+	if s[i] == '0' {
+		i++
+	} else if s[i] >= '1' && s[i] <= '9' {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	} else {
+		return -1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return -1
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return -1
+		}
+	}
+	return i
+}
+
+func checkString(s string, i int) int {
+	i++ // "
+	for {
+		i = scanPlain(s, i)
+		if i >= len(s) {
+			return -1
+		}
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		}
+		// A backslash.
+		if i+1 >= len(s) {
+			return -1
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(s, i+2); !ok {
+				return -1
+			}
+			i += 6
+		default:
+			return -1
+		}
+	}
+}
+
+func checkObject(s string, i, depth int) int {
+	i, _ = checkObjectKeys(s, i, depth, false)
+	return i
+}
+
+func checkArray(s string, i, depth int) int {
 	if depth > maxDepth {
-		return errSkip
+		return -1
 	}
-	p.i++ // {
-	p.skipWS()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		return nil
+	i = skipSpace(s, i+1) // [
+	if i < len(s) && s[i] == ']' {
+		return i + 1
 	}
 	for {
-		p.skipWS()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return errSkip
+		i = skipSpace(s, i)
+		if i = checkValue(s, i, depth); i < 0 {
+			return -1
 		}
-		if err := p.skipString(); err != nil {
-			return err
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return -1
 		}
-		p.skipWS()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return errSkip
-		}
-		p.i++
-		p.skipWS()
-		if err := p.skipValue(depth); err != nil {
-			return err
-		}
-		p.skipWS()
-		if p.i >= len(p.s) {
-			return errSkip
-		}
-		switch p.s[p.i] {
+		switch s[i] {
 		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return nil
+			i++
+		case ']':
+			return i + 1
 		default:
-			return errSkip
+			return -1
+		}
+	}
+}
+
+// checkObjectKeys checks an object; with keys, it also reports whether the
+// object is known to have no repeated key: at most maxUniqKeys keys, each
+// plain ASCII (no escape, so that different texts are different keys),
+// all different.
+func checkObjectKeys(s string, i, depth int, keys bool) (end int, uniq bool) {
+	if depth > maxDepth {
+		return -1, false
+	}
+	var seen [maxUniqKeys]string
+	n := 0
+	uniq = keys
+	i = skipSpace(s, i+1) // {
+	if i < len(s) && s[i] == '}' {
+		return i + 1, keys
+	}
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != '"' {
+			return -1, false
+		}
+		ks := i + 1
+		if i = checkString(s, i); i < 0 {
+			return -1, false
+		}
+		if uniq {
+			key := s[ks : i-1]
+			if n == maxUniqKeys || !plainASCII(key) {
+				uniq = false
+			} else {
+				for _, k := range seen[:n] {
+					if k == key {
+						uniq = false
+						break
+					}
+				}
+				seen[n] = key
+				n++
+			}
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != ':' {
+			return -1, false
+		}
+		i = skipSpace(s, i+1)
+		if i = checkValue(s, i, depth); i < 0 {
+			return -1, false
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return -1, false
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, uniq
+		default:
+			return -1, false
 		}
 	}
 }
 
 // maxUniqKeys bounds the keys skipObjectKeys compares.
 const maxUniqKeys = 8
-
-// skipObjectKeys is skipObject, also reporting whether the object is known
-// to have no repeated key: at most maxUniqKeys keys, each plain ASCII (no
-// escape, so that different texts are different keys), all different.
-func (p *parser) skipObjectKeys(depth int) (uniq bool, err error) {
-	if depth > maxDepth {
-		return false, errSkip
-	}
-	var keys [maxUniqKeys]string
-	n := 0
-	uniq = true
-	p.i++ // {
-	p.skipWS()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		return true, nil
-	}
-	for {
-		p.skipWS()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return false, errSkip
-		}
-		ks := p.i + 1
-		if err := p.skipString(); err != nil {
-			return false, err
-		}
-		if uniq {
-			key := p.s[ks : p.i-1]
-			if n == maxUniqKeys || !plainASCII(key) {
-				uniq = false
-			} else {
-				for _, k := range keys[:n] {
-					if k == key {
-						uniq = false
-						break
-					}
-				}
-				keys[n] = key
-				n++
-			}
-		}
-		p.skipWS()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return false, errSkip
-		}
-		p.i++
-		p.skipWS()
-		if err := p.skipValue(depth); err != nil {
-			return false, err
-		}
-		p.skipWS()
-		if p.i >= len(p.s) {
-			return false, errSkip
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return uniq, nil
-		default:
-			return false, errSkip
-		}
-	}
-}
 
 // plainASCII reports whether a string's JSON text is printable ASCII
 // without an escape: the text is the string.
@@ -419,72 +531,6 @@ func plainASCII(s string) bool {
 	return true
 }
 
-func (p *parser) skipArray(depth int) error {
-	if depth > maxDepth {
-		return errSkip
-	}
-	p.i++ // [
-	p.skipWS()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		return nil
-	}
-	for {
-		p.skipWS()
-		if err := p.skipValue(depth); err != nil {
-			return err
-		}
-		p.skipWS()
-		if p.i >= len(p.s) {
-			return errSkip
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return nil
-		default:
-			return errSkip
-		}
-	}
-}
-
-// skipString checks a string from its opening quote: every escape valid,
-// no control character, a closing quote. Invalid UTF-8 is not an error
-// (JSON.parse sees U+FFFD).
-func (p *parser) skipString() error {
-	s := p.s
-	i := p.i + 1
-	for {
-		i = scanPlain(s, i)
-		if i >= len(s) {
-			return errSkip
-		}
-		switch c := s[i]; {
-		case c == '"':
-			p.i = i + 1
-			return nil
-		case c < 0x20:
-			return errSkip
-		}
-		// A backslash.
-		if i+1 >= len(s) {
-			return errSkip
-		}
-		switch s[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			if _, ok := hex4(s, i+2); !ok {
-				return errSkip
-			}
-			i += 6
-		default:
-			return errSkip
-		}
-	}
-}
 
 // annotationLeaves are the one-element arrays superjson writes for most
 // annotations (["Date"], ["undefined"], ...), decoded once: a payload's
