@@ -531,7 +531,6 @@ func plainASCII(s string) bool {
 	return true
 }
 
-
 // annotationLeaves are the one-element arrays superjson writes for most
 // annotations (["Date"], ["undefined"], ...), decoded once: a payload's
 // meta is only read, never handed out, so its leaves can be shared.
