@@ -100,17 +100,28 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 		if raw[i] != '"' {
 			return false
 		}
-		end := strings.IndexByte(raw[i+1:], '"')
-		if end < 0 {
+		// One pass over the key: its end, its first dot, whether it is
+		// ASCII and whether it has an 'o' (as every key superjson
+		// refuses has).
+		ks, dot, o := i+1, -1, false
+		for i++; i < len(raw) && raw[i] != '"'; i++ {
+			switch c := raw[i]; {
+			case c >= 0x80:
+				return false
+			case c == '.':
+				if dot < 0 {
+					dot = i
+				}
+			case c == 'o':
+				o = true
+			}
+		}
+		if i >= len(raw) {
 			return false
 		}
-		key := raw[i+1 : i+1+end]
-		i += end + 2
-		if !utf8.ValidString(key) {
-			return false
-		}
-		// The keys superjson refuses all have an 'o'.
-		if strings.IndexByte(key, 'o') >= 0 {
+		key := raw[ks:i]
+		i++
+		if o {
 			for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
 				if strings.Contains(key, bad) {
 					return false
@@ -118,8 +129,8 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 			}
 		}
 		f := key
-		if j := strings.IndexByte(key, '.'); j >= 0 {
-			f = key[:j]
+		if dot >= 0 {
+			f = raw[ks:dot]
 		}
 		if !slices.Contains(first, f) {
 			first = append(first, f)
