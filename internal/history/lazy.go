@@ -88,9 +88,7 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 	var first []string
 	i := 1 // past the {
 	for {
-		for i < len(raw) && isJSONSpace(raw[i]) {
-			i++
-		}
+		i = skipSpace(raw, i)
 		if i >= len(raw) {
 			return false
 		}
@@ -135,16 +133,12 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 		if !slices.Contains(first, f) {
 			first = append(first, f)
 		}
-		for i < len(raw) && isJSONSpace(raw[i]) {
-			i++
-		}
+		i = skipSpace(raw, i)
 		if i >= len(raw) || raw[i] != ':' {
 			return false
 		}
 		i++
-		for i < len(raw) && isJSONSpace(raw[i]) {
-			i++
-		}
+		i = skipSpace(raw, i)
 		switch {
 		case strings.HasPrefix(raw[i:], `["Date"]`):
 			i += len(`["Date"]`)
@@ -153,9 +147,7 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 		default:
 			return false
 		}
-		for i < len(raw) && isJSONSpace(raw[i]) {
-			i++
-		}
+		i = skipSpace(raw, i)
 		if i < len(raw) && raw[i] == ',' {
 			i++
 		}
@@ -164,7 +156,6 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 	return true
 }
 
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // pendingAnnotation is a "Date" or "undefined" annotation (typ) for the
 // value at path inside a lazy container. Those two cannot fail and, on
