@@ -156,7 +156,6 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 	return true
 }
 
-
 // pendingAnnotation is a "Date" or "undefined" annotation (typ) for the
 // value at path inside a lazy container. Those two cannot fail and, on
 // plain objects and arrays, neither can the walk to them, so applying
