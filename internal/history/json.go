@@ -236,8 +236,8 @@ func (p *parser) object(depth int) (Value, error) {
 		var val Value
 		if depth == 2 && p.inMeta && key == "values" && p.i < len(p.s) && p.s[p.i] == '{' {
 			// meta.values: kept as checked text, for decodeSuperJSON
-			// to defer whole when it can (see deferAnnotations).
-			val, err = p.lazyContainer(depth+1, Object)
+			// to defer whole when it can (see deferValues).
+			val, err = p.metaValues(depth + 1)
 		} else if depth == 1 && key == "meta" && p.sj && !p.inMeta {
 			// superjson's annotations are walked whole: no use keeping
 			// them lazy. Their leaves are shared (see annotationLeaf).

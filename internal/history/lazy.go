@@ -46,6 +46,10 @@ type lazySrc struct {
 	// ann is a whole meta.values tree waiting for the container (the
 	// payload's json) to be decoded.
 	ann *deferredValues
+	// simple is set for a meta.values tree that can wait whole (see
+	// scanSimpleValues); first lists its paths' first segments.
+	simple bool
+	first  []string
 }
 
 // deferredValues is a meta.values tree (its checked text) whose every
@@ -76,36 +80,39 @@ func (l *lazySrc) touches(k string) bool {
 	return false
 }
 
-// deferValues checks whether the meta.values tree raw (an object, already
-// checked as JSON) can wait for the lazy json value l, and if so attaches
-// it. It answers no to anything but an object of ["Date"] and
-// ["undefined"] leaves with plain keys; the caller then applies the tree at
-// once, the ordinary way.
-func deferValues(l *lazySrc, raw string, legacy bool) bool {
-	if len(l.pending) > 0 || l.ann != nil || strings.IndexByte(raw, '\\') >= 0 {
+// deferValues attaches the meta.values tree vl (a lazy object) to the lazy
+// json value l when the tree is simple (see scanSimpleValues); otherwise
+// it answers no, and the caller applies the tree at once, the ordinary way.
+func deferValues(l, vl *lazySrc, legacy bool) bool {
+	if !vl.simple || len(l.pending) > 0 || l.ann != nil {
 		return false
 	}
-	var first []string
-	i := 1 // past the {
+	l.ann = &deferredValues{raw: vl.raw, legacy: legacy, first: vl.first}
+	return true
+}
+
+// scanSimpleValues checks, in one pass, a meta.values tree at s[i:] that is
+// an object of ["Date"] and ["undefined"] leaves whose keys are printable
+// ASCII without an escape or a key superjson refuses. For such a tree it
+// returns the end of the object and the first segment of every path; for
+// anything else (another tree, or text that is not JSON) ok is false and
+// the ordinary checker takes over.
+func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
+	i = skipSpace(s, i+1) // {
+	if i < len(s) && s[i] == '}' {
+		return i + 1, nil, true
+	}
 	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) {
-			return false
+		if i >= len(s) || s[i] != '"' {
+			return 0, nil, false
 		}
-		if raw[i] == '}' {
-			break
-		}
-		if raw[i] != '"' {
-			return false
-		}
-		// One pass over the key: its end, its first dot, whether it is
-		// ASCII and whether it has an 'o' (as every key superjson
-		// refuses has).
+		// One pass over the key: its end, its first dot, and whether it
+		// has an 'o' (as every key superjson refuses has).
 		ks, dot, o := i+1, -1, false
-		for i++; i < len(raw) && raw[i] != '"'; i++ {
-			switch c := raw[i]; {
-			case c >= 0x80:
-				return false
+		for i++; i < len(s) && s[i] != '"'; i++ {
+			switch c := s[i]; {
+			case c < 0x20 || c >= 0x80 || c == '\\':
+				return 0, nil, false
 			case c == '.':
 				if dot < 0 {
 					dot = i
@@ -114,46 +121,64 @@ func deferValues(l *lazySrc, raw string, legacy bool) bool {
 				o = true
 			}
 		}
-		if i >= len(raw) {
-			return false
+		if i >= len(s) {
+			return 0, nil, false
 		}
-		key := raw[ks:i]
-		i++
+		key := s[ks:i]
 		if o {
 			for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
 				if strings.Contains(key, bad) {
-					return false
+					return 0, nil, false
 				}
 			}
 		}
 		f := key
 		if dot >= 0 {
-			f = raw[ks:dot]
+			f = s[ks:dot]
 		}
 		if !slices.Contains(first, f) {
 			first = append(first, f)
 		}
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
+		i = skipSpace(s, i+1)
+		if i >= len(s) || s[i] != ':' {
+			return 0, nil, false
 		}
-		i++
-		i = skipSpace(raw, i)
+		i = skipSpace(s, i+1)
 		switch {
-		case strings.HasPrefix(raw[i:], `["Date"]`):
+		case strings.HasPrefix(s[i:], `["Date"]`):
 			i += len(`["Date"]`)
-		case strings.HasPrefix(raw[i:], `["undefined"]`):
+		case strings.HasPrefix(s[i:], `["undefined"]`):
 			i += len(`["undefined"]`)
 		default:
-			return false
+			return 0, nil, false
 		}
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == ',' {
-			i++
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return 0, nil, false
+		}
+		switch s[i] {
+		case ',':
+			i = skipSpace(s, i+1)
+		case '}':
+			return i + 1, first, true
+		default:
+			return 0, nil, false
 		}
 	}
-	l.ann = &deferredValues{raw: raw, legacy: legacy, first: first}
-	return true
+}
+
+// metaValues parses meta.values, an object at p.i: a simple tree (see
+// scanSimpleValues) is checked and read in one pass and kept as text, ready
+// to wait whole for the json value; any other is kept as checked text.
+func (p *parser) metaValues(depth int) (Value, error) {
+	end, first, ok := scanSimpleValues(p.s, p.i)
+	if !ok {
+		return p.lazyContainer(depth, Object)
+	}
+	c := p.a.container()
+	c.lz.Store(&lazySrc{raw: p.s[p.i:end], depth: depth, lazyAt: p.lazyAt, meta: true, simple: true, first: first})
+	p.i = end
+	return Value{k: Object, c: c}, nil
 }
 
 // pendingAnnotation is a "Date" or "undefined" annotation (typ) for the

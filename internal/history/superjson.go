@@ -67,7 +67,7 @@ func decodeSuperJSON(text string, lazyAt int) (Value, error) {
 	if values.Truthy() && result.c != nil && (result.k == Object || result.k == Array) && values.c != nil && meta.Get("referentialEqualities").IsUndefined() {
 		// A lazy json value and a tree of Dates and undefineds: the tree
 		// waits for the value's first read.
-		if l, vl := result.c.lz.Load(), values.c.lz.Load(); l != nil && vl != nil && deferValues(l, vl.raw, legacy) {
+		if l, vl := result.c.lz.Load(), values.c.lz.Load(); l != nil && vl != nil && deferValues(l, vl, legacy) {
 			return result, nil
 		}
 	}
