@@ -181,8 +181,19 @@ func TestLazySameAsEager(t *testing.T) {
 	}
 	for _, text := range texts {
 		v, err := DecodeSuperJSON(text)
+		pv, perr := ParseJSON(text)
 		for lazyAt := 1; lazyAt <= 6; lazyAt++ {
 			checkLazySame(t, text, lazyAt, v, err)
+			// Plain JSON too: the same value, or the same error.
+			lv, lerr := ParseJSONLazy(text, lazyAt)
+			if (perr == nil) != (lerr == nil) || (perr != nil && perr.Error() != lerr.Error()) {
+				t.Fatalf("ParseJSONLazy(%d): error %v, eager %v\n%q", lazyAt, lerr, perr, text)
+			}
+			if perr == nil {
+				if d := deepDiff(pv, lv, map[[2]*Container]bool{}, "$"); d != "" {
+					t.Fatalf("ParseJSONLazy(%d): %s\n%q", lazyAt, d, text)
+				}
+			}
 		}
 	}
 }
