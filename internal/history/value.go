@@ -2,7 +2,9 @@
 // decodes them (key order, undefined, Date, the number specials, bigint, Map,
 // Set, regexp, Error, URL, typed arrays, shared and circular references), the
 // two renderings every later stage needs (JSON.stringify and String()), and
-// lengths and cuts in UTF-16 code units.
+// lengths and cuts in UTF-16 code units. Decoding is eager, or lazy (lazy.go):
+// the same values and errors, but nested containers stay checked text until
+// first read.
 //
 // Strings are Go strings holding UTF-8, except that a lone UTF-16 surrogate
 // (from a \udXXX escape, or from a cut through a pair) is kept as its
