@@ -359,46 +359,56 @@ func (p *parser) array(depth int) (Value, error) {
 
 // scanNumber moves past a number, as JSON's grammar has it.
 func (p *parser) scanNumber() error {
-	s := p.s
-	if s[p.i] == '-' {
-		p.i++
-	}
-	if p.i >= len(s) {
-		return p.errf("no digits after '-'")
-	}
-	if s[p.i] == '0' {
-		p.i++
-	} else if s[p.i] >= '1' && s[p.i] <= '9' {
-		for p.i < len(s) && s[p.i] >= '0' && s[p.i] <= '9' {
-			p.i++
-		}
-	} else {
-		return p.errf("no digits after '-'")
-	}
-	if p.i < len(s) && s[p.i] == '.' {
-		p.i++
-		d := p.i
-		for p.i < len(s) && s[p.i] >= '0' && s[p.i] <= '9' {
-			p.i++
-		}
-		if p.i == d {
-			return p.errf("no digits after the decimal point")
-		}
-	}
-	if p.i < len(s) && (s[p.i] == 'e' || s[p.i] == 'E') {
-		p.i++
-		if p.i < len(s) && (s[p.i] == '+' || s[p.i] == '-') {
-			p.i++
-		}
-		d := p.i
-		for p.i < len(s) && s[p.i] >= '0' && s[p.i] <= '9' {
-			p.i++
-		}
-		if p.i == d {
-			return p.errf("no digits in the exponent")
-		}
+	end, bad := numberEnd(p.s, p.i)
+	p.i = end
+	if bad != "" {
+		return p.errf("%s", bad)
 	}
 	return nil
+}
+
+// numberEnd returns the end of the number starting at s[i] (a '-' or a
+// digit); if the text breaks JSON's grammar, it returns where and why.
+func numberEnd(s string, i int) (end int, bad string) {
+	if s[i] == '-' {
+		i++
+	}
+	if i >= len(s) {
+		return i, "no digits after '-'"
+	}
+	if s[i] == '0' {
+		i++
+	} else if s[i] >= '1' && s[i] <= '9' {
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	} else {
+		return i, "no digits after '-'"
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return i, "no digits after the decimal point"
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return i, "no digits in the exponent"
+		}
+	}
+	return i, ""
 }
 
 func (p *parser) number() (Value, error) {

@@ -374,47 +374,12 @@ func checkLit(s string, i int, word string) int {
 	return -1
 }
 
-// checkNumber is scanNumber's grammar.
 func checkNumber(s string, i int) int {
-	if s[i] == '-' {
-		i++
-	}
-	if i >= len(s) {
+	end, bad := numberEnd(s, i)
+	if bad != "" {
 		return -1
 	}
-	if s[i] == '0' {
-		i++
-	} else if s[i] >= '1' && s[i] <= '9' {
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	} else {
-		return -1
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		d := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return -1
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return -1
-		}
-	}
-	return i
+	return end
 }
 
 func checkString(s string, i int) int {
