@@ -48,7 +48,8 @@ type Options struct {
 	OutDir  string
 	ChatIDs []string
 	Force   bool
-	// Workers decode and write chats in parallel (default: GOMAXPROCS).
+	// Workers decode and serialize chats in parallel (default:
+	// GOMAXPROCS).
 	Workers int
 	// Writers create the bundle files (default 1).
 	Writers int
