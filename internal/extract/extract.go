@@ -458,8 +458,9 @@ func (x *extractor) chatWarn(j *job, msg int, text string) {
 	}
 }
 
-// process decodes one chat and writes its bundles into a temporary
-// directory in staging.
+// process decodes one chat and builds its bundles in memory (j.out), for
+// write to put in a temporary directory in staging. It lets go of the
+// chat's rows.
 func (x *extractor) process(j *job) error {
 	c := j.chat
 	j.res = ChatResult{ID: c.ID, Title: c.Title}
