@@ -72,6 +72,9 @@ type parser struct {
 	// sj is set for a superjson payload, inMeta while parsing the "meta" member of a superjson
 	// payload.
 	sj, inMeta bool
+	// checked is set while decoding a lazy container: its text was
+	// checked when first seen, so nested containers are only skipped.
+	checked bool
 	// lazyAt, when positive, is the nesting depth from which objects and
 	// arrays are only validated and kept as text (see ParseJSONLazy).
 	lazyAt int

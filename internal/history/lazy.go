@@ -225,7 +225,7 @@ func deferInto(root Value, path []string, typ Value) bool {
 // materialize decodes l, already checked, into c.
 func (c *Container) materialize(l *lazySrc) {
 	p := parserPool.Get().(*parser)
-	p.s, p.i, p.lazyAt, p.inMeta = l.raw, 0, l.lazyAt, l.meta
+	p.s, p.i, p.lazyAt, p.inMeta, p.checked = l.raw, 0, l.lazyAt, l.meta, true
 	p.a.reset(len(l.raw))
 	var v Value
 	var err error
@@ -234,7 +234,7 @@ func (c *Container) materialize(l *lazySrc) {
 	} else {
 		v, err = p.array(l.depth)
 	}
-	p.s, p.lazyAt, p.inMeta = "", 0, false
+	p.s, p.lazyAt, p.inMeta, p.checked = "", 0, false, false
 	p.a.reset(0)
 	parserPool.Put(p)
 	if err != nil {
@@ -278,14 +278,19 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	start := p.i
 	var err error
 	uniq := false
-	if k == Object {
+	switch {
+	case p.checked && k == Object:
+		p.i, uniq = objectEndChecked(p.s, p.i)
+	case p.checked:
+		p.i = containerEndChecked(p.s, p.i)
+	case k == Object:
 		var end int
 		if end, uniq = checkObjectKeys(p.s, p.i, depth, true); end < 0 {
 			err = errSkip
 		} else {
 			p.i = end
 		}
-	} else {
+	default:
 		err = p.skipArray(depth)
 	}
 	if err != nil {
@@ -610,9 +615,7 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 				break // no later key can take its place
 			}
 		}
-		if err := p.skipValue(l.depth); err != nil {
-			return Value{}, false
-		}
+		p.i = skipChecked(s, p.i)
 		p.skipWS()
 		if p.i < len(s) && s[p.i] == ',' {
 			p.i++
@@ -652,13 +655,110 @@ func lazyLen(l *lazySrc) int {
 		if p.i >= len(p.s) || p.s[p.i] == ']' {
 			return n
 		}
-		if p.skipValue(l.depth) != nil {
-			panic("history: a checked JSON text failed to decode")
-		}
+		p.i = skipChecked(p.s, p.i)
 		n++
 		p.skipWS()
 		if p.i < len(p.s) && p.s[p.i] == ',' {
 			p.i++
 		}
+	}
+}
+
+// Skipping text already checked (a lazy container's, when it is decoded or
+// read): the grammar is known to hold, so only the ends matter, and a
+// string's end is found by searching for its quote.
+
+// skipChecked returns the end of the value at s[i] in checked text.
+func skipChecked(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return stringEndChecked(s, i)
+	case '{', '[':
+		return containerEndChecked(s, i)
+	}
+	for i < len(s) { // a number or a literal
+		switch s[i] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// stringEndChecked returns the end of the string whose opening quote is at
+// s[i], in checked text: the first quote after it that an even number of
+// backslashes precedes.
+func stringEndChecked(s string, i int) int {
+	j := i + 1
+	for {
+		q := j + strings.IndexByte(s[j:], '"')
+		b := q - 1
+		for b > i && s[b] == '\\' {
+			b--
+		}
+		if (q-1-b)%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// containerEndChecked returns the end of the object or array at s[i], in
+// checked text.
+func containerEndChecked(s string, i int) int {
+	depth := 0
+	for i < len(s) {
+		switch s[i] {
+		case '"':
+			i = stringEndChecked(s, i)
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return i
+}
+
+// objectEndChecked is containerEndChecked for an object, also reporting
+// whether it is known to have no repeated key (as checkObjectKeys does).
+func objectEndChecked(s string, i int) (end int, uniq bool) {
+	var seen [maxUniqKeys]string
+	n := 0
+	uniq = true
+	i = skipSpace(s, i+1) // {
+	if s[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		ks := skipSpace(s, i) + 1
+		i = stringEndChecked(s, ks-1)
+		if uniq {
+			key := s[ks : i-1]
+			if n == maxUniqKeys || !plainASCII(key) {
+				uniq = false
+			} else {
+				for _, k := range seen[:n] {
+					if k == key {
+						uniq = false
+						break
+					}
+				}
+				seen[n] = key
+				n++
+			}
+		}
+		i = skipSpace(s, skipSpace(s, i)+1) // past the colon
+		i = skipSpace(s, skipChecked(s, i))
+		if s[i] == '}' {
+			return i + 1, uniq
+		}
+		i++ // ,
 	}
 }
