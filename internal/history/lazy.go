@@ -451,20 +451,18 @@ func checkArray(s string, i, depth int) int {
 	}
 }
 
-// checkObjectKeys checks an object; with keys, it also reports whether the
+// checkObjectKeys checks an object; with wantKeys, it also reports whether the
 // object is known to have no repeated key: at most maxUniqKeys keys, each
 // plain ASCII (no escape, so that different texts are different keys),
 // all different.
-func checkObjectKeys(s string, i, depth int, keys bool) (end int, uniq bool) {
+func checkObjectKeys(s string, i, depth int, wantKeys bool) (end int, uniq bool) {
 	if depth > maxDepth {
 		return -1, false
 	}
-	var seen [maxUniqKeys]string
-	n := 0
-	uniq = keys
+	keys := uniqKeys{no: !wantKeys}
 	i = skipSpace(s, i+1) // {
 	if i < len(s) && s[i] == '}' {
-		return i + 1, keys
+		return i + 1, wantKeys
 	}
 	for {
 		i = skipSpace(s, i)
@@ -475,21 +473,7 @@ func checkObjectKeys(s string, i, depth int, keys bool) (end int, uniq bool) {
 		if i = checkString(s, i); i < 0 {
 			return -1, false
 		}
-		if uniq {
-			key := s[ks : i-1]
-			if n == maxUniqKeys || !plainASCII(key) {
-				uniq = false
-			} else {
-				for _, k := range seen[:n] {
-					if k == key {
-						uniq = false
-						break
-					}
-				}
-				seen[n] = key
-				n++
-			}
-		}
+		keys.add(s[ks : i-1])
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] != ':' {
 			return -1, false
@@ -506,7 +490,7 @@ func checkObjectKeys(s string, i, depth int, keys bool) (end int, uniq bool) {
 		case ',':
 			i++
 		case '}':
-			return i + 1, uniq
+			return i + 1, !keys.no
 		default:
 			return -1, false
 		}
@@ -515,6 +499,33 @@ func checkObjectKeys(s string, i, depth int, keys bool) (end int, uniq bool) {
 
 // maxUniqKeys bounds the keys skipObjectKeys compares.
 const maxUniqKeys = 8
+
+// uniqKeys follows an object's keys to tell whether it is known to have
+// no repeated key: at most maxUniqKeys keys, each plain ASCII (no escape,
+// so that different texts are different keys), all different.
+type uniqKeys struct {
+	seen [maxUniqKeys]string
+	n    int
+	no   bool // not known: too many keys, an escaped one, or a repeat
+}
+
+func (u *uniqKeys) add(key string) {
+	if u.no {
+		return
+	}
+	if u.n == maxUniqKeys || !plainASCII(key) {
+		u.no = true
+		return
+	}
+	for _, k := range u.seen[:u.n] {
+		if k == key {
+			u.no = true
+			return
+		}
+	}
+	u.seen[u.n] = key
+	u.n++
+}
 
 // plainASCII reports whether a string's JSON text is printable ASCII
 // without an escape: the text is the string.
@@ -729,9 +740,7 @@ func containerEndChecked(s string, i int) int {
 // objectEndChecked is containerEndChecked for an object, also reporting
 // whether it is known to have no repeated key (as checkObjectKeys does).
 func objectEndChecked(s string, i int) (end int, uniq bool) {
-	var seen [maxUniqKeys]string
-	n := 0
-	uniq = true
+	var keys uniqKeys
 	i = skipSpace(s, i+1) // {
 	if s[i] == '}' {
 		return i + 1, true
@@ -739,25 +748,11 @@ func objectEndChecked(s string, i int) (end int, uniq bool) {
 	for {
 		ks := skipSpace(s, i) + 1
 		i = stringEndChecked(s, ks-1)
-		if uniq {
-			key := s[ks : i-1]
-			if n == maxUniqKeys || !plainASCII(key) {
-				uniq = false
-			} else {
-				for _, k := range seen[:n] {
-					if k == key {
-						uniq = false
-						break
-					}
-				}
-				seen[n] = key
-				n++
-			}
-		}
+		keys.add(s[ks : i-1])
 		i = skipSpace(s, skipSpace(s, i)+1) // past the colon
 		i = skipSpace(s, skipChecked(s, i))
 		if s[i] == '}' {
-			return i + 1, uniq
+			return i + 1, !keys.no
 		}
 		i++ // ,
 	}
