@@ -9,25 +9,10 @@ import (
 
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
-	"github.com/compactlab/compact/internal/sample"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/store"
+	"github.com/compactlab/compact/internal/testdb"
 )
-
-// benchDB returns the database to benchmark: $COMPACT_BENCH_DB when set
-// (e.g. bench/out/bench-450.sqlite from bench/extract.sh), else a ~25 MB
-// generated one (24 chats of 200 messages).
-func benchDB(b *testing.B) string {
-	b.Helper()
-	if p := os.Getenv("COMPACT_BENCH_DB"); p != "" {
-		return p
-	}
-	p := filepath.Join(b.TempDir(), "bench.sqlite")
-	if err := sample.Write(p, sample.Options{Chats: 24, MessagesPerChat: 200, Seed: 3}); err != nil {
-		b.Fatal(err)
-	}
-	return p
-}
 
 // benchRows reads every chat's rows once, outside the timed loop, and
 // returns them with their total size in bytes.
@@ -80,7 +65,7 @@ func benchOptions(b *testing.B, path, out string) Options {
 // bundles need (superjson decoding of parts and metadata), in bytes of
 // column text per second.
 func BenchmarkDecode(b *testing.B) {
-	jobs, size := benchRows(b, benchDB(b))
+	jobs, size := benchRows(b, testdb.BenchDB(b))
 	x := &extractor{opts: benchOptions(b, "", "")}
 	b.SetBytes(size)
 	b.ReportAllocs()
@@ -97,7 +82,7 @@ func BenchmarkDecode(b *testing.B) {
 // BenchmarkProcess measures decoding, serializing and writing every bundle
 // of a chat (no database reads), in bytes of column text per second.
 func BenchmarkProcess(b *testing.B) {
-	jobs, size := benchRows(b, benchDB(b))
+	jobs, size := benchRows(b, testdb.BenchDB(b))
 	rows := make([][]store.MessageRow, len(jobs))
 	for i, j := range jobs {
 		rows[i] = j.rows
@@ -131,7 +116,7 @@ func BenchmarkProcess(b *testing.B) {
 // BenchmarkRun is the whole extraction (read, decode, write, publish),
 // in bytes of database file per second.
 func BenchmarkRun(b *testing.B) {
-	path := benchDB(b)
+	path := testdb.BenchDB(b)
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -158,7 +143,7 @@ func BenchmarkRun(b *testing.B) {
 
 // BenchmarkDecodeColumns splits BenchmarkDecode by column.
 func BenchmarkDecodeColumns(b *testing.B) {
-	jobs, _ := benchRows(b, benchDB(b))
+	jobs, _ := benchRows(b, testdb.BenchDB(b))
 	var parts, meta int64
 	for _, j := range jobs {
 		for _, r := range j.rows {

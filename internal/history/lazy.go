@@ -210,11 +210,7 @@ func deferInto(root Value, path []string, typ Value) bool {
 			return false
 		}
 		if parent.k == Array {
-			if idx, ok := arrayIndex(key); ok {
-				parent = parent.Index(int(idx))
-			} else {
-				parent = parent.Get(indexKey(jsNum(key)))
-			}
+			parent = arrayElem(parent, key)
 		} else {
 			parent = parent.Get(key)
 		}
@@ -291,7 +287,11 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 			p.i = end
 		}
 	default:
-		err = p.skipArray(depth)
+		if end := checkArray(p.s, p.i, depth); end < 0 {
+			err = errSkip
+		} else {
+			p.i = end
+		}
 	}
 	if err != nil {
 		return Value{}, err
@@ -305,37 +305,6 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 // text and an offset held in locals (the parser's fields would be loaded
 // and stored around every call); each function returns the offset after
 // what it checked, or -1 where the text is not valid JSON.
-
-// skipValue checks one value as value would parse it.
-func (p *parser) skipValue(depth int) error {
-	i := checkValue(p.s, p.i, depth)
-	if i < 0 {
-		return errSkip
-	}
-	p.i = i
-	return nil
-}
-
-func (p *parser) skipArray(depth int) error {
-	i := checkArray(p.s, p.i, depth)
-	if i < 0 {
-		return errSkip
-	}
-	p.i = i
-	return nil
-}
-
-// skipString checks a string from its opening quote: every escape valid,
-// no control character, a closing quote. Invalid UTF-8 is not an error
-// (JSON.parse sees U+FFFD).
-func (p *parser) skipString() error {
-	i := checkString(p.s, p.i)
-	if i < 0 {
-		return errSkip
-	}
-	p.i = i
-	return nil
-}
 
 func skipSpace(s string, i int) int {
 	for i < len(s) {
@@ -598,7 +567,7 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 		}
 		// A key: compare it without unescaping when it has no escape.
 		ks := p.i + 1
-		end := rawStringEnd(s, ks)
+		end := stringEndChecked(s, ks-1) - 1 // the closing quote
 		var key string
 		if strings.IndexByte(s[ks:end], '\\') < 0 {
 			key = s[ks:end]

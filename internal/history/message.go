@@ -15,7 +15,7 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // {id, role, parts: superjson(parts), metadata: NULL ? null :
 // superjson(metadata)}, keys in that order.
 func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(id, role, parts, metadata, metadataNull, 0)
+	return messageFromRow(id, role, parts, metadata, metadataNull, 0, 0)
 }
 
 // RowLazyAt is the depth MessageFromRowLazy keeps lazy in the parts: a
@@ -23,34 +23,29 @@ func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) 
 // read.
 const RowLazyAt = 4
 
-// metaLazyAt is the depth kept lazy in the metadata: the metadata object
-// itself. Reading a string member (compressedHistory) reads it from the
-// text, and its annotations (a Date per timestamp) wait until something
-// else is read.
-func metaLazyAt(lazyAt int) int {
-	if lazyAt <= 0 {
-		return 0
-	}
-	return 2
-}
+// RowMetadataLazyAt is the depth MessageFromRowLazy keeps lazy in the
+// metadata: the metadata object itself. Reading a string member
+// (compressedHistory) reads it from the text, and its annotations (a Date
+// per timestamp) wait until something else is read.
+const RowMetadataLazyAt = 2
 
 // MessageFromRowLazy is MessageFromRow with the parts decoded by
 // DecodeSuperJSONLazy(text, RowLazyAt) and the metadata by
-// DecodeSuperJSONLazy(text, 2): the same message, the same errors, but the
+// DecodeSuperJSONLazy(text, RowMetadataLazyAt): the same message, the same errors, but the
 // contents of tool inputs and outputs, and the metadata beyond its string
 // members, are only decoded when something reads them.
 func MessageFromRowLazy(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt)
+	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
 }
 
-func messageFromRow(id, role, parts string, metadata string, metadataNull bool, lazyAt int) (Value, error) {
-	p, err := decodeSuperJSON(parts, lazyAt)
+func messageFromRow(id, role, parts string, metadata string, metadataNull bool, partsLazyAt, metaLazyAt int) (Value, error) {
+	p, err := decodeSuperJSON(parts, partsLazyAt)
 	if err != nil {
 		return Value{}, &FieldError{Field: "parts", Err: err}
 	}
 	m := NullValue()
 	if !metadataNull {
-		if m, err = decodeSuperJSON(metadata, metaLazyAt(lazyAt)); err != nil {
+		if m, err = decodeSuperJSON(metadata, metaLazyAt); err != nil {
 			return Value{}, &FieldError{Field: "metadata", Err: err}
 		}
 	}

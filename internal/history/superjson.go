@@ -335,13 +335,6 @@ func firstOr(keys []Value, i int) Value {
 	return Value{}
 }
 
-func setKeys(v Value) []Value {
-	if v.k == Map {
-		return v.cc().mapKeys()
-	}
-	return v.cc().Vals
-}
-
 func mapGet(m Value, key Value) Value {
 	for i, k := range m.cc().mapKeys() {
 		if SameValueZero(k, key) {
@@ -450,12 +443,7 @@ func setDeep(root Value, path []string, mapper func(Value) (Value, error)) (Valu
 		key := path[i]
 		switch parent.k {
 		case Array:
-			if idx, ok := arrayIndex(key); ok {
-				// A canonical index: +key prints back as key.
-				parent = parent.Index(int(idx))
-			} else {
-				parent = parent.Get(indexKey(jsNum(key)))
-			}
+			parent = arrayElem(parent, key)
 		case Object:
 			parent = parent.Get(key)
 		case Set:
@@ -545,6 +533,15 @@ last:
 		}
 	}
 	return root, nil
+}
+
+// arrayElem is parent[+key] for an array, as superjson's walks read it.
+func arrayElem(parent Value, key string) Value {
+	if idx, ok := arrayIndex(key); ok {
+		// A canonical index: +key prints back as key.
+		return parent.Index(int(idx))
+	}
+	return parent.Get(indexKey(jsNum(key)))
 }
 
 // indexKey is the property key an array lookup parent[+key] uses.

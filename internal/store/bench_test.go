@@ -2,24 +2,15 @@ package store
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/compactlab/compact/internal/sample"
+	"github.com/compactlab/compact/internal/testdb"
 )
 
-// benchDB returns the database to benchmark: $COMPACT_BENCH_DB when set
-// (e.g. a 2 GB file made with `compact sample-db --chats 1800`), else a
-// ~25 MB generated one.
+// benchDB returns testdb.BenchDB's database and its size.
 func benchDB(b *testing.B) (string, int64) {
 	b.Helper()
-	p := os.Getenv("COMPACT_BENCH_DB")
-	if p == "" {
-		p = filepath.Join(b.TempDir(), "bench.sqlite")
-		if err := sample.Write(p, sample.Options{Chats: 24, MessagesPerChat: 200, Seed: 3}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	p := testdb.BenchDB(b)
 	fi, err := os.Stat(p)
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,7 @@
 // Package testdb writes small stagewise agent databases with raw SQL for
 // tests: the v9 schema, a writable connection, and chats with their message
-// rows. Only tests import it.
+// rows; and it picks the database benchmarks read (BenchDB). Only tests
+// import it.
 package testdb
 
 import (
