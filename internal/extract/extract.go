@@ -478,9 +478,15 @@ func (x *extractor) process(j *job) error {
 		j.res.Skipped = fmt.Sprintf("%d messages, fewer than the minimum %d", len(msgs), x.opts.MinMessages)
 		return nil
 	}
+	// Each message's summary is read once: the points, the summaries and
+	// where each serialization starts (serialize.Start) all come from it.
+	summaries := make([]history.Value, len(msgs))
 	var points []int
 	for i, m := range msgs {
-		if !m.IsNullish() && !history.CompressedHistory(m).IsUndefined() {
+		if m.IsNullish() {
+			continue
+		}
+		if summaries[i] = history.CompressedHistory(m); !summaries[i].IsUndefined() {
 			points = append(points, i)
 		}
 	}
@@ -497,9 +503,16 @@ func (x *extractor) process(j *job) error {
 	}
 	system := []byte(x.opts.Pack.System())
 	var buf []byte
+	// from is serialize.Start(msgs[:b]) for the point at hand: the last
+	// earlier message with a truthy summary (every such message is a
+	// point).
+	from, fromSummary := 0, history.Value{}
 	for cp, b := range points {
+		if cp > 0 && summaries[points[cp-1]].Truthy() {
+			from, fromSummary = points[cp-1], summaries[points[cp-1]]
+		}
 		n := cp + 1
-		summary := history.CompressedHistory(msgs[b])
+		summary := summaries[b]
 		if summary.Kind() != history.String {
 			x.chatWarn(j, b, fmt.Sprintf("compressedHistory is %s, not a string; skipped %s", history.Describe(summary), CompressionDirName(n)))
 			continue
@@ -524,7 +537,7 @@ func (x *extractor) process(j *job) error {
 			prev := points[cp-1]
 			md.PreviousCompressionIndex = prev
 			md.SerializedMessageCount = b - prev
-			if s := history.CompressedHistory(msgs[prev]); s.Kind() == history.String {
+			if s := summaries[prev]; s.Kind() == history.String {
 				md.PreviousCompressionSize = history.Len16(s.Str())
 			}
 		}
@@ -538,7 +551,7 @@ func (x *extractor) process(j *job) error {
 			md.HasSlash = true
 			slash, md.SlashIdsResolved = serialize.Resolve(ids, x.skills)
 		}
-		buf = serialize.AppendSerialize(buf[:0], msgs[:b], serialize.Options{Profile: x.opts.Profile, Slash: slash})
+		buf = serialize.AppendSerializeFrom(buf[:0], msgs[:b], from, fromSummary, serialize.Options{Profile: x.opts.Profile, Slash: slash})
 		compact := string(buf)
 		user := x.opts.Pack.UserMessage(compact, md.PreviousCompressionSize, x.opts.Locale)
 		actual := summary.Str()
@@ -587,24 +600,27 @@ func (x *extractor) write(j *job) error {
 	return nil
 }
 
-// slashScan caches the slash ids of each message of a chat.
+// slashScan caches the slash ids of each message of a chat, scanning a
+// message when a bundle first needs it (messages after the last point
+// never are).
 type slashScan struct {
-	msgs []history.Value
-	ids  [][]string
-	errs []error
+	msgs    []history.Value
+	ids     [][]string
+	errs    []error
+	scanned int // messages [0, scanned) are scanned
 }
 
 func newSlashScan(msgs []history.Value) *slashScan {
-	s := &slashScan{msgs: msgs, ids: make([][]string, len(msgs)), errs: make([]error, len(msgs))}
-	for i := range msgs {
-		s.ids[i], s.errs[i] = serialize.SlashIDs(msgs[i : i+1])
-	}
-	return s
+	return &slashScan{msgs: msgs, ids: make([][]string, len(msgs)), errs: make([]error, len(msgs))}
 }
 
 // idsBefore returns the ids linked from messages [0, b): the first error
 // and its message index if one of them cannot be scanned.
 func (s *slashScan) idsBefore(b int) ([]string, int, error) {
+	for ; s.scanned < b; s.scanned++ {
+		i := s.scanned
+		s.ids[i], s.errs[i] = serialize.SlashIDs(s.msgs[i : i+1])
+	}
 	var ids []string
 	for i := 0; i < b; i++ {
 		if s.errs[i] != nil {

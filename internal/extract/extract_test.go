@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/testdb"
@@ -300,6 +301,46 @@ func TestCompressionPointKinds(t *testing.T) {
 				t.Errorf("bundles %v, want %v", got, tt.bundles)
 			}
 		})
+	}
+}
+
+// TestCompactHistoryIsSerializeOfPrefix: every bundle's compact history is
+// serialize.Serialize of the messages before its point, whatever the
+// earlier summaries were (truthy, empty, null, a number): extract reads
+// each message's summary once and tells the serializer where to start,
+// and that start must be the one Serialize finds by itself.
+func TestCompactHistoryIsSerializeOfPrefix(t *testing.T) {
+	rows := convo(18, 2, 8, 14, 16)
+	rows[4] = rows[4].withMeta(`{"json":{"compressedHistory":""}}`)
+	rows[6] = rows[6].withMeta(`{"json":{"compressedHistory":null}}`)
+	rows[10] = rows[10].withMeta(`{"json":{"compressedHistory":42}}`)
+	rows[12] = rows[12].withMeta(`{"json":{"compressedHistory":"","other":1}}`)
+	db := writeDB(t, tChat{id: "c1", title: "Chain", lastAt: 1, rows: rows})
+	r := mustRun(t, testOptions(t, db))
+	msgs := make([]history.Value, len(rows))
+	for i, row := range rows {
+		m, err := history.MessageFromRow(fmt.Sprint(i), row.role, row.parts, row.meta, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs[i] = m
+	}
+	dir := filepath.Join(r.out, "001-chain")
+	got := bundles(t, dir)
+	if len(got) != 6 { // points 2 4 6 8 10 12 14 16: 6 and 10 have no bundle
+		t.Fatalf("bundles %v, want 6", got)
+	}
+	for _, name := range got {
+		md := readMetadata(t, filepath.Join(dir, name))
+		b := int(md["boundaryMessageIndex"].(float64))
+		data, err := os.ReadFile(filepath.Join(dir, name, FileCompact))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := serialize.Serialize(msgs[:b], serialize.Options{Profile: serialize.Profiles["e3e"]})
+		if string(data) != want {
+			t.Errorf("%s (boundary %d): compact history\n%s\nwant\n%s", name, b, data, want)
+		}
 	}
 }
 

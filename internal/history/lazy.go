@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Lazy decoding.
@@ -106,26 +107,18 @@ func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
 		if i >= len(s) || s[i] != '"' {
 			return 0, nil, false
 		}
-		// One pass over the key: its end, its first dot, and whether it
-		// has an 'o' (as every key superjson refuses has).
-		ks, dot, o := i+1, -1, false
-		for i++; i < len(s) && s[i] != '"'; i++ {
-			switch c := s[i]; {
-			case c < 0x20 || c >= 0x80 || c == '\\':
-				return 0, nil, false
-			case c == '.':
-				if dot < 0 {
-					dot = i
-				}
-			case c == 'o':
-				o = true
-			}
-		}
-		if i >= len(s) {
+		// The key ends at its quote: an escape or a control character
+		// stops the scan first, and a byte past ASCII is found a word at
+		// a time. Every key superjson refuses has an 'o'.
+		ks := i + 1
+		if i = scanPlain(s, ks); i >= len(s) || s[i] != '"' {
 			return 0, nil, false
 		}
 		key := s[ks:i]
-		if o {
+		if !isASCII(key) {
+			return 0, nil, false
+		}
+		if strings.IndexByte(key, 'o') >= 0 {
 			for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
 				if strings.Contains(key, bad) {
 					return 0, nil, false
@@ -133,8 +126,8 @@ func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
 			}
 		}
 		f := key
-		if dot >= 0 {
-			f = s[ks:dot]
+		if dot := strings.IndexByte(key, '.'); dot >= 0 {
+			f = key[:dot]
 		}
 		if !slices.Contains(first, f) {
 			first = append(first, f)
@@ -496,10 +489,46 @@ func (u *uniqKeys) add(key string) {
 	u.n++
 }
 
+// isASCII reports whether s has no byte past 0x7F.
+func isASCII(s string) bool {
+	const hi = 0x8080808080808080
+	i := 0
+	if littleEndian {
+		base := unsafe.Pointer(unsafe.StringData(s))
+		var acc uint64
+		for ; i+8 <= len(s); i += 8 {
+			acc |= *(*uint64)(unsafe.Add(base, i))
+		}
+		if acc&hi != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // plainASCII reports whether a string's JSON text is printable ASCII
-// without an escape: the text is the string.
+// without an escape: the text is the string. Eight bytes at a time: a
+// byte past ASCII sets its high bit, a backslash or a control character
+// makes a byte of w^'\\' or of w-0x20 borrow.
 func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	if littleEndian {
+		base := unsafe.Pointer(unsafe.StringData(s))
+		for ; i+8 <= len(s); i += 8 {
+			w := *(*uint64)(unsafe.Add(base, i))
+			bs := w ^ (lo * '\\')
+			if (w|(w-lo*0x20)|(bs-lo)&^bs)&hi != 0 {
+				return false
+			}
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x80 || c == '\\' {
 			return false
 		}
@@ -610,15 +639,6 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 		return Value{}, false
 	}
 	return m, true
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // lazyLen counts the elements of the lazy array l in its text.

@@ -71,3 +71,45 @@ func TestStrValidatesUTF8AtEveryOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainASCIIWords checks the word-at-a-time plainASCII and isASCII
+// against their byte-loop definitions on every slice of texts where each
+// kind of byte (plain, control, backslash, DEL, past ASCII) sits at every
+// position of a word.
+func TestPlainASCIIWords(t *testing.T) {
+	plain := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x80 || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	ascii := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	texts := []string{
+		"partsMetadata.0.startedAt and a long plain key ~ !",
+		"a\\b plain\\\\ with \\u0041 escapes \\",
+		"tab\there, newline\n, nul\x00, unit separator\x1f, space ok",
+		"DEL\x7f is plain, é is not, \xff neither, \x80 neither",
+	}
+	for _, text := range texts {
+		for i := 0; i <= len(text); i++ {
+			for j := i; j <= len(text); j++ {
+				s := text[i:j]
+				if got, want := plainASCII(s), plain(s); got != want {
+					t.Fatalf("plainASCII(%q) = %v, want %v", s, got, want)
+				}
+				if got, want := isASCII(s), ascii(s); got != want {
+					t.Fatalf("isASCII(%q) = %v, want %v", s, got, want)
+				}
+			}
+		}
+	}
+}

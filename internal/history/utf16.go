@@ -1,25 +1,44 @@
 package history
 
 import (
+	"math/bits"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Len16 is JavaScript's String.length: the number of UTF-16 code units of
 // s. A lone surrogate kept in WTF-8 counts one unit, as in JavaScript.
+//
+// Each byte that starts a character counts one unit, and a four-byte
+// lead counts one more (a surrogate pair): the length is the bytes, less
+// the continuation bytes, plus the four-byte leads. Eight bytes are
+// counted at a time.
 func Len16(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if b < 0x80 {
-			n++
-			continue
-		}
-		if b&0xC0 != 0x80 {
-			n++
-			if b >= 0xF0 {
-				n++
+	const hi = 0x8080808080808080
+	n := len(s)
+	i := 0
+	if littleEndian {
+		base := unsafe.Pointer(unsafe.StringData(s))
+		for ; i+8 <= len(s); i += 8 {
+			w := *(*uint64)(unsafe.Add(base, i))
+			if w&hi == 0 {
+				continue // ASCII
 			}
+			// A byte's bit 6 lands on its bit 7 in w<<1 (and so on),
+			// so masking with hi keeps each byte's own bits.
+			w1 := w << 1
+			cont := w &^ w1 & hi                      // 10xxxxxx
+			four := w & w1 & (w << 2) & (w << 3) & hi // 1111xxxx
+			n += bits.OnesCount64(four) - bits.OnesCount64(cont)
+		}
+	}
+	for ; i < len(s); i++ {
+		b := s[i]
+		if b&0xC0 == 0x80 {
+			n--
+		} else if b >= 0xF0 {
+			n++
 		}
 	}
 	return n

@@ -1,6 +1,10 @@
 package history
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
 
 func TestLengthsAndCutsInUTF16Units(t *testing.T) {
 	hi := encodeSurrogate(0xD83D)
@@ -129,5 +133,50 @@ func TestRawSurrogateBytesBecomeReplacementsEvenBesideEscapes(t *testing.T) {
 	s, _, _ := JSONStringify(v)
 	if s != "\"\uFFFD\uFFFD\uFFFD\\n\\ud800\"" {
 		t.Errorf("stringify %s", s)
+	}
+}
+
+// len16Bytes is Len16 a byte at a time: a lead or ASCII byte counts one
+// unit, a four-byte lead (or any byte from 0xF0) one more.
+func len16Bytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b&0xC0 != 0x80 {
+			n++
+			if b >= 0xF0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestLen16Words checks the word-at-a-time count against the byte loop on
+// every slice of texts mixing ASCII, two-, three- and four-byte
+// characters, WTF-8 surrogates and stray bytes, so that every kind of byte
+// sits at every position of a word.
+func TestLen16Words(t *testing.T) {
+	texts := []string{
+		"plain ascii text that is longer than a word or two",
+		"héllo wörld — “quotes” 日本語テキスト 😀👍🏽 mixed",
+		"\xed\xa0\x80 lone high, \xed\xb0\x80 lone low, \xf0\x9f\x98\x80 pair",
+		"\xff\xfe\xf8\x80\x80\xbf\xc0\xf5 stray bytes \x80",
+		strings.Repeat("é😀a", 20),
+	}
+	for _, text := range texts {
+		for i := 0; i <= len(text); i++ {
+			for j := i; j <= len(text); j++ {
+				if got, want := Len16(text[i:j]), len16Bytes(text[i:j]); got != want {
+					t.Fatalf("Len16(%q) = %d, want %d", text[i:j], got, want)
+				}
+			}
+		}
+	}
+	// Valid UTF-8: the length JavaScript gives, through the standard
+	// library's UTF-16 encoder.
+	for _, text := range texts[:2] {
+		if got, want := Len16(text), len(utf16.Encode([]rune(text))); got != want {
+			t.Errorf("Len16(%q) = %d, want %d", text, got, want)
+		}
 	}
 }

@@ -1,8 +1,11 @@
 package serialize
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/compactlab/compact/internal/history"
 )
@@ -46,9 +49,34 @@ func Serialize(msgs []history.Value, opts Options) string {
 // AppendSerialize appends Serialize(msgs, opts) to dst.
 //
 // The upstream walks backwards and stops at the last message whose
-// metadata.compressedHistory is truthy; this finds that message first and
-// then writes forwards, which gives the same text without a reversal.
+// metadata.compressedHistory is truthy; this finds that message first
+// (Start) and then writes forwards (AppendSerializeFrom), which gives the
+// same text without a reversal.
 func AppendSerialize(dst []byte, msgs []history.Value, opts Options) []byte {
+	start, summary := Start(msgs)
+	return AppendSerializeFrom(dst, msgs, start, summary, opts)
+}
+
+// Start returns where the serialization of msgs begins: the index of the
+// last message whose metadata.compressedHistory is truthy, and that
+// summary; 0 and undefined when no message has one.
+func Start(msgs []history.Value) (int, history.Value) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].IsNullish() {
+			continue
+		}
+		if ch := history.CompressedHistory(msgs[i]); ch.Truthy() {
+			return i, ch
+		}
+	}
+	return 0, history.Value{}
+}
+
+// AppendSerializeFrom is AppendSerialize for a caller that already knows
+// Start(msgs): start and summary must be what Start returns, which lets a
+// caller serializing many prefixes of one chat read each message's summary
+// once.
+func AppendSerializeFrom(dst []byte, msgs []history.Value, start int, summary history.Value, opts Options) []byte {
 	p := opts.Profile
 	if p == nil {
 		p = Profiles["e3e"]
@@ -56,17 +84,6 @@ func AppendSerialize(dst []byte, msgs []history.Value, opts Options) []byte {
 	slash := opts.Slash
 	if !p.SlashCommands {
 		slash = nil
-	}
-	start := 0
-	var summary history.Value
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].IsNullish() {
-			continue
-		}
-		if ch := history.CompressedHistory(msgs[i]); ch.Truthy() {
-			start, summary = i, ch
-			break
-		}
 	}
 	base := len(dst)
 	b := dst
@@ -364,6 +381,10 @@ func Esc(s string) string { return string(appendEscString(nil, s)) }
 func appendEscString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
+		i = nextEsc(s, i)
+		if i == len(s) {
+			break
+		}
 		var rep string
 		switch s[i] {
 		case '&':
@@ -376,12 +397,40 @@ func appendEscString(b []byte, s string) []byte {
 			rep = "&quot;"
 		case '\'':
 			rep = "&apos;"
-		default:
-			continue
 		}
 		b = append(b, s[start:i]...)
 		b = append(b, rep...)
 		start = i + 1
 	}
 	return append(b, s[start:]...)
+}
+
+// littleEndian is whether words load least significant byte first.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// nextEsc returns the index of the first byte from i that esc replaces
+// (& < > " '), or len(s). Eight bytes at a time: & and ' differ only in
+// the lowest bit, < and > only in the next, so three zero-byte tests find
+// all five; the lowest flagged byte of a little-endian word is exact.
+func nextEsc(s string, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	if littleEndian {
+		base := unsafe.Pointer(unsafe.StringData(s))
+		for ; i+8 <= len(s); i += 8 {
+			w := *(*uint64)(unsafe.Add(base, i))
+			amp := (w | lo) ^ (lo * '\'')  // & or '
+			ang := (w | lo*2) ^ (lo * '>') // < or >
+			quo := w ^ (lo * '"')
+			if m := ((amp-lo)&^amp | (ang-lo)&^ang | (quo-lo)&^quo) & hi; m != 0 {
+				return i + bits.TrailingZeros64(m)>>3
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '&', '<', '>', '"', '\'':
+			return i
+		}
+	}
+	return i
 }

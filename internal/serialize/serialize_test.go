@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/compactlab/compact/internal/history"
@@ -68,5 +71,76 @@ func TestSerializeMatchesUpstreamVectors(t *testing.T) {
 				t.Errorf("len16 = %d, want %d", n, v.ExpectedLen16)
 			}
 		})
+	}
+}
+
+// TestSortLocale checks the order against String.prototype.localeCompare
+// under Node 20 (full ICU): symbols, then digits one by one, then letters
+// with lower case and unaccented first. The goroutines share the pooled
+// collators.
+func TestSortLocale(t *testing.T) {
+	want := []string{"_x", "10", "9", "a", "A", "b", "e", "é", "z-a", "za", "Zed"}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				got := []string{"b", "A", "a", "_x", "10", "9", "é", "e", "Zed", "z-a", "za"}
+				SortLocale(got, func(s string) string { return s })
+				if !slices.Equal(got, want) {
+					t.Errorf("SortLocale = %q, want %q", got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	one := []string{"x"}
+	SortLocale(one, func(s string) string { return s })
+	if one[0] != "x" {
+		t.Errorf("one element: %q", one)
+	}
+}
+
+// TestEscWords checks the word-at-a-time esc against a byte loop on every
+// slice of texts where each replaced character, its neighbours in the
+// byte table (%, (, =, ?, !, #) and bytes past ASCII sit at every position
+// of a word.
+func TestEscWords(t *testing.T) {
+	ref := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; c {
+			case '&':
+				b.WriteString("&amp;")
+			case '<':
+				b.WriteString("&lt;")
+			case '>':
+				b.WriteString("&gt;")
+			case '"':
+				b.WriteString("&quot;")
+			case '\'':
+				b.WriteString("&apos;")
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return b.String()
+	}
+	texts := []string{
+		`if (a < b && c > d) { say("it's"); } plain text that runs on`,
+		"%(=?!#$ neighbours only, nothing to replace here at all",
+		"é<ü>\xff&\x80'\"日本\"語'",
+		"&&&&&&&&<<<<<<<<>>>>>>>>''''''''\"\"\"\"\"\"\"\"",
+	}
+	for _, text := range texts {
+		for i := 0; i <= len(text); i++ {
+			for j := i; j <= len(text); j++ {
+				if got, want := Esc(text[i:j]), ref(text[i:j]); got != want {
+					t.Fatalf("Esc(%q) = %q, want %q", text[i:j], got, want)
+				}
+			}
+		}
 	}
 }
