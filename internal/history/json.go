@@ -153,14 +153,10 @@ func (p *parser) what() string {
 }
 
 func (p *parser) skipWS() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	if p.i < len(p.s) && p.s[p.i] > ' ' {
+		return // the usual case: no space between tokens
 	}
+	p.i = skipSpace(p.s, p.i)
 }
 
 func (p *parser) value(depth int) (Value, error) {
@@ -509,6 +505,23 @@ func scanPlain(s string, i int) int {
 		// special byte in the text: its flag is exact, borrows can only
 		// flag bytes after it.
 		base := unsafe.Pointer(unsafe.StringData(s))
+		// Two words a turn: long strings (file contents, tool output)
+		// are most of the text.
+		for i+16 <= len(s) {
+			w := *(*uint64)(unsafe.Add(base, i))
+			v := *(*uint64)(unsafe.Add(base, i+8))
+			wq, wb := w^(lo*'"'), w^(lo*'\\')
+			vq, vb := v^(lo*'"'), v^(lo*'\\')
+			m := ((w - lo*0x20) | (wq - lo) | (wb - lo)) &^ w & hi
+			n := ((v - lo*0x20) | (vq - lo) | (vb - lo)) &^ v & hi
+			if m|n != 0 {
+				if m != 0 {
+					return i + bits.TrailingZeros64(m)>>3
+				}
+				return i + 8 + bits.TrailingZeros64(n)>>3
+			}
+			i += 16
+		}
 		for i+8 <= len(s) {
 			w := *(*uint64)(unsafe.Add(base, i))
 			q := w ^ (lo * '"')

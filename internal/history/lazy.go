@@ -300,6 +300,9 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 // what it checked, or -1 where the text is not valid JSON.
 
 func skipSpace(s string, i int) int {
+	if i < len(s) && s[i] > ' ' {
+		return i // the usual case: no space between tokens
+	}
 	for i < len(s) {
 		switch s[i] {
 		case ' ', '\t', '\n', '\r':
