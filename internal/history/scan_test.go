@@ -113,3 +113,61 @@ func TestPlainASCIIWords(t *testing.T) {
 		}
 	}
 }
+
+// checkStringBytes is checkString a byte at a time.
+func checkStringBytes(s string, i int) int {
+	for i++; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			if i+1 >= len(s) {
+				return -1
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if _, ok := hex4(s, i+2); !ok {
+					return -1
+				}
+				i += 5
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// TestCheckStringWords checks the word-at-a-time checkString against the
+// byte loop for strings starting at every offset of texts with escapes,
+// bad escapes, control characters and unterminated ends at every position
+// of a word.
+func TestCheckStringWords(t *testing.T) {
+	texts := []string{
+		`"plain text that runs past a word or two" tail`,
+		`"a\nb\tc\"d\\e\/f\u00e9g\uD83D\ude00h" tail`,
+		`"bad \x escape here" tail`,
+		`"bad \u12G4 hex" "short \u12"`,
+		"\"control \x01 char\" \"tab\tin\"",
+		`"unterminated \"`,
+		`"ends in a backslash \`,
+		`"é日本😀 mixed \\" "\"" ""`,
+	}
+	for _, text := range texts {
+		for start := 0; start < len(text); start++ {
+			if text[start] != '"' {
+				continue
+			}
+			for end := start + 1; end <= len(text); end++ {
+				s := text[:end]
+				if got, want := checkString(s, start), checkStringBytes(s, start); got != want {
+					t.Fatalf("checkString(%q, %d) = %d, want %d", s, start, got, want)
+				}
+			}
+		}
+	}
+}
