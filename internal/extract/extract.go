@@ -434,12 +434,13 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 		return msgs, true
 	}
 	msgs := make([]history.Value, len(j.rows))
+	ar := history.NewArena() // the chat's messages live and die together
 	for i, r := range j.rows {
 		if r.PartsNull {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: parts is NULL; skipped the chat", r.Seq))
 			return nil, false
 		}
-		m, err := history.MessageFromRowLazy(r.ID, r.Role, r.Parts, r.Metadata, r.MetadataNull)
+		m, err := history.MessageFromRowLazyIn(ar, r.ID, r.Role, r.Parts, r.Metadata, r.MetadataNull)
 		if err != nil {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: %v; skipped the chat", r.Seq, err))
 			return nil, false

@@ -36,11 +36,24 @@ func ParseJSON(text string) (Value, error) {
 // superjson payload (sj) gets its "meta" member decoded eagerly, with
 // shared annotation leaves.
 func parseJSON(text string, lazyAt int, sj bool) (Value, error) {
+	return parseJSONIn(nil, text, lazyAt, sj)
+}
+
+// parseJSONIn is parseJSON with the values carved from ar's chunks (nil:
+// a slab of the parse's own).
+func parseJSONIn(ar *Arena, text string, lazyAt int, sj bool) (Value, error) {
 	p := parserPool.Get().(*parser)
 	p.s, p.i, p.lazyAt, p.sj = text, 0, lazyAt, sj
-	p.a.reset(len(text))
+	if ar != nil {
+		p.a = ar.a
+	} else {
+		p.a.reset(len(text))
+	}
 	defer func() {
 		p.s, p.lazyAt, p.sj = "", 0, false
+		if ar != nil {
+			ar.a = p.a
+		}
 		p.a.reset(0)
 		parserPool.Put(p)
 	}()
@@ -96,6 +109,7 @@ type slab struct {
 	vals  []Value
 	keys  []string
 	conts []Container
+	lazy  []lazySrc
 	hint  int // size of the next value chunk
 }
 
@@ -103,9 +117,20 @@ type slab struct {
 // still for a short text, such as a lazy container's) and double, so a
 // message with few values wastes little.
 func (a *slab) reset(n int) {
-	a.vals, a.keys, a.conts = nil, nil, nil
+	a.vals, a.keys, a.conts, a.lazy = nil, nil, nil, nil
 	a.hint = min(max(n/32, 4), 16)
 }
+
+// Arena lends the chunks of one slab to many decodes whose values live
+// and die together, such as the messages of one chat: the chunks grow to
+// their full size once rather than once per message, which saves most of
+// the allocations. A value decoded in an arena keeps the arena's chunks,
+// and so the other values' memory, alive. Not safe for concurrent use
+// (values decoded in it are, as any others).
+type Arena struct{ a slab }
+
+// NewArena returns an empty arena.
+func NewArena() *Arena { return &Arena{a: slab{hint: 16}} }
 
 func (a *slab) values(n int) []Value {
 	if n > a.hint/2 {
@@ -138,6 +163,15 @@ func (a *slab) container() *Container {
 	}
 	a.conts = a.conts[:len(a.conts)+1]
 	return &a.conts[len(a.conts)-1]
+}
+
+// lazySrc returns a zero lazySrc of the slab's.
+func (a *slab) lazySrc() *lazySrc {
+	if len(a.lazy) == cap(a.lazy) {
+		a.lazy = make([]lazySrc, 0, max(a.hint/8, 1))
+	}
+	a.lazy = a.lazy[:len(a.lazy)+1]
+	return &a.lazy[len(a.lazy)-1]
 }
 
 func (p *parser) errf(format string, a ...any) error {

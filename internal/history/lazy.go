@@ -169,7 +169,9 @@ func (p *parser) metaValues(depth int) (Value, error) {
 		return p.lazyContainer(depth, Object)
 	}
 	c := p.a.container()
-	c.lz.Store(&lazySrc{raw: p.s[p.i:end], depth: depth, lazyAt: p.lazyAt, meta: true, simple: true, first: first})
+	l := p.a.lazySrc()
+	l.raw, l.depth, l.lazyAt, l.meta, l.simple, l.first = p.s[p.i:end], depth, p.lazyAt, true, true, first
+	c.lz.Store(l)
 	p.i = end
 	return Value{k: Object, c: c}, nil
 }
@@ -290,7 +292,9 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 		return Value{}, err
 	}
 	c := p.a.container()
-	c.lz.Store(&lazySrc{raw: p.s[start:p.i], depth: depth, lazyAt: p.lazyAt, meta: p.inMeta, uniq: uniq})
+	l := p.a.lazySrc()
+	l.raw, l.depth, l.lazyAt, l.meta, l.uniq = p.s[start:p.i], depth, p.lazyAt, p.inMeta, uniq
+	c.lz.Store(l)
 	return Value{k: k, c: c}, nil
 }
 

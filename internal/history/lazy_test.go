@@ -122,64 +122,68 @@ func memberName(c *Container, i int) string {
 // the cases where laziness could show (annotations reaching into a lazy
 // container, shared references, duplicate and index keys, invalid text
 // inside a container that would stay lazy), eagerly and at each lazy depth.
+// lazyTexts are superjson payloads for the lazy decoder: nesting that
+// crosses the lazy depths, annotations that reach into lazy containers,
+// repeated and index keys, escapes, invalid text and UTF-8.
+var lazyTexts = []string{
+	`{"json":[{"type":"tool-read","input":{"path":"a.ts","opts":{"deep":[1,2,{"x":"y"}]}},"output":{"content":"line\nline","n":[1,{"k":null}]}}]}`,
+	`{"json":{"createdAt":"2026-01-05T08:39:00.000Z","partsMetadata":[{"startedAt":"2026-01-05T08:39:00.031Z"},{"startedAt":"x"}]},"meta":{"values":{"createdAt":["Date"],"partsMetadata.0.startedAt":["Date"],"partsMetadata.1.startedAt":["Date"]}}}`,
+	`{"json":[{"a":{"b":{"c":{"d":"1"}}}}],"meta":{"values":{"0.a.b.c.d":["bigint"],"0.a.b.c":["map"]}}}`,
+	`{"json":[{"a":{"b":[["k",{"v":1}]]}}],"meta":{"values":{"0.a.b":["map"]}}}`,
+	`{"json":[{"a":{"b":{"c":1}},"z":{"b":{"c":1}}}],"meta":{"referentialEqualities":{"0.a":["0.z"]}}}`,
+	`{"json":[{"o":{"2":"two","b":"x","1":"one","b":"y"}}]}`,
+	`{"json":[{"o":{"s":"\ud800 lone","u":"\u00e9\n\"q\""}}]}`,
+	"{\"json\":[{\"o\":{\"bad\":\"\xff\xfe utf8\"}}]}",
+	`{"json":[{"o":{"n":[-0,1e400,0.5e-3,12345678901234567890]}}]}`,
+	`{"json":[{"o":{"k":1,"k":"two","\u006b":true,"é":"e","\u00e9":null,"a\"b":"q","big":{"x":1},"s":"\ud83d\ude00\n"}}]}`,
+	"{\"json\":[{\"o\":{\"k\xff\":1,\"v\":\"\xc3(\"}}]}",
+	`{"json":[{"o":{ "a" : 1 , "b" :[ 1 ] , "c" : "x" }}]}`,
+	`{"json":[{"o":{"a":[[[[[[]]]]]],"b":{}}}],"meta":{"values":{"0.o.c":["undefined"]}}}`,
+	// Deferred annotations (Date, undefined) into lazy containers,
+	// then something that reads or transforms them.
+	`{"json":{"a":{"b":[{"t":"2026-01-05T08:39:00.000Z"},{"t":"x"}]}},"meta":{"values":{"a.b.0.t":["Date"],"a.b.1.t":["Date"],"a.b.1.u":["undefined"],"a.b":["set"]}}}`,
+	`{"json":{"a":{"b":{"c":{"d":"2026-01-05T08:39:00.000Z"}}}},"meta":{"values":{"a.b.c.d":["Date"],"a.b.c":["Date"]}}}`,
+	`{"json":{"a":{"b":[[5]]}},"meta":{"values":{"a.b.0.0":["number"],"a.b.0":["Date"]}}}`,
+	`{"json":{"a":{"b":{"c":"2026-01-05T08:39:00.000Z"},"z":{"c":"2026-01-05T08:39:00.000Z"}}},"meta":{"values":{"a.b.c":["Date"],"a.z.c":["Date"]},"referentialEqualities":{"a.b":["a.z"]}}}`,
+	`{"json":{"a":{"b":["x","y"]}},"meta":{"values":{"a.b.x":["Date"],"a.b.5":["undefined"],"a.b.01":["Date"]}}}`,
+	`{"json":{"a":{"b":{"c.d":"2026-01-05T08:39:00.000Z","c":{"d":"1"}}}},"meta":{"values":{"a.b.c\.d":["Date"],"a.b.c.d":["bigint"]},"v":1}}`,
+	`{"json":{"a":{"b":{"c.d":"2026-01-05T08:39:00.000Z"}}},"meta":{"values":{"a.b.c\.d":["Date"]}}}`,
+	`{"json":{"a":{"b":{"1":"2026-01-05T08:39:00.000Z","0":"x"}}},"meta":{"values":{"a.b.1":["Date"],"a.b.2":["undefined"],"a.b.0":["undefined"]}}}`,
+	`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":{"b":{"c":["Date"]}}}}}`,
+	`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":["map",{"b.c":["Date"]}]}}}`,
+	// meta.values trees that wait whole for the json value, and
+	// ones that must not (escapes, forbidden keys, other types,
+	// equalities, a root annotation, odd spacing).
+	`{"json":{"createdAt":"2026-01-05T08:39:00.000Z","compressedHistory":"brief","p":[{"s":"2026-01-05T08:39:00.031Z"}],"gone":1},"meta":{"values":{"createdAt":["Date"],"p.0.s":["Date"],"gone":["undefined"],"new":["undefined"]},"v":1}}`,
+	`{"json":{"a":"2026-01-05T08:39:00.000Z","b":"x"},"meta":{"values":{ "a" : ["Date"] , "b.c" : [ "Date" ] }}}`,
+	`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"},"a.b":"x"},"meta":{"values":{"a\\.b":["Date"],"a.b":["Date"]},"v":1}}`,
+	`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"}},"meta":{"values":{"a.__proto__":["Date"]}}}`,
+	`{"json":{"a":{"b":"1"}},"meta":{"values":{"a.b":["bigint"]}}}`,
+	`{"json":{"a":{"b":"x"}},"meta":{"values":{"a.b":["Date"],"a.c":["nope"]}}}`,
+	`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"},"z":{"b":"2026-01-05T08:39:00.000Z"}},"meta":{"values":{"a.b":["Date"],"z.b":["Date"]},"referentialEqualities":{"a":["z"]}}}`,
+	`{"json":{"a":1,"":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"":["Date"]}}}`,
+	`{"json":["2026-01-05T08:39:00.000Z"],"meta":{"values":{"":["Date"],"0":["Date"]}}}`,
+	`{"json":{"2":"x","1":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"2":["undefined"],"1":["Date"],"1.x":["Date"]}}}`,
+	`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"a":["Date"],"a":["undefined"]}}}`,
+	`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":["Date"]}}`,
+	"{\"json\":{\"a\xff\":\"2026-01-05T08:39:00.000Z\"},\"meta\":{\"values\":{\"a\xff\":[\"Date\"]}}}",
+	// Invalid inside what would be lazy: the error must be the eager one.
+	`{"json":[{"o":{"a":[1,2,]}}]}`,
+	`{"json":[{"o":{"a":"\x"}}]}`,
+	"{\"json\":[{\"o\":{\"a\":\"tab\there\"}}]}",
+	`{"json":[{"o":{"a":01}}]}`,
+	`{"json":[{"o":{"a":tru}}]}`,
+	`{"json":[{"o":{"a":"\u12G4"}}]}`,
+	`{"json":[{"o":{"a":1}}]} x`,
+	`{"json":[{"o":{"a":1}`,
+	`{"json":[{"o":{"a":1}}],"meta":{"values":{"0.o.a":["nope"]}}}`,
+	`{"json":[{"o":{"__proto__":{"a":1}}}],"meta":{"values":{"0.o.__proto__.a":["number"]}}}`,
+	`{"json":[{"o":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}]}`,
+	`{"json":[{"o":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}]}`,
+}
+
 func TestLazySameAsEager(t *testing.T) {
-	texts := []string{
-		`{"json":[{"type":"tool-read","input":{"path":"a.ts","opts":{"deep":[1,2,{"x":"y"}]}},"output":{"content":"line\nline","n":[1,{"k":null}]}}]}`,
-		`{"json":{"createdAt":"2026-01-05T08:39:00.000Z","partsMetadata":[{"startedAt":"2026-01-05T08:39:00.031Z"},{"startedAt":"x"}]},"meta":{"values":{"createdAt":["Date"],"partsMetadata.0.startedAt":["Date"],"partsMetadata.1.startedAt":["Date"]}}}`,
-		`{"json":[{"a":{"b":{"c":{"d":"1"}}}}],"meta":{"values":{"0.a.b.c.d":["bigint"],"0.a.b.c":["map"]}}}`,
-		`{"json":[{"a":{"b":[["k",{"v":1}]]}}],"meta":{"values":{"0.a.b":["map"]}}}`,
-		`{"json":[{"a":{"b":{"c":1}},"z":{"b":{"c":1}}}],"meta":{"referentialEqualities":{"0.a":["0.z"]}}}`,
-		`{"json":[{"o":{"2":"two","b":"x","1":"one","b":"y"}}]}`,
-		`{"json":[{"o":{"s":"\ud800 lone","u":"\u00e9\n\"q\""}}]}`,
-		"{\"json\":[{\"o\":{\"bad\":\"\xff\xfe utf8\"}}]}",
-		`{"json":[{"o":{"n":[-0,1e400,0.5e-3,12345678901234567890]}}]}`,
-		`{"json":[{"o":{"k":1,"k":"two","\u006b":true,"é":"e","\u00e9":null,"a\"b":"q","big":{"x":1},"s":"\ud83d\ude00\n"}}]}`,
-		"{\"json\":[{\"o\":{\"k\xff\":1,\"v\":\"\xc3(\"}}]}",
-		`{"json":[{"o":{ "a" : 1 , "b" :[ 1 ] , "c" : "x" }}]}`,
-		`{"json":[{"o":{"a":[[[[[[]]]]]],"b":{}}}],"meta":{"values":{"0.o.c":["undefined"]}}}`,
-		// Deferred annotations (Date, undefined) into lazy containers,
-		// then something that reads or transforms them.
-		`{"json":{"a":{"b":[{"t":"2026-01-05T08:39:00.000Z"},{"t":"x"}]}},"meta":{"values":{"a.b.0.t":["Date"],"a.b.1.t":["Date"],"a.b.1.u":["undefined"],"a.b":["set"]}}}`,
-		`{"json":{"a":{"b":{"c":{"d":"2026-01-05T08:39:00.000Z"}}}},"meta":{"values":{"a.b.c.d":["Date"],"a.b.c":["Date"]}}}`,
-		`{"json":{"a":{"b":[[5]]}},"meta":{"values":{"a.b.0.0":["number"],"a.b.0":["Date"]}}}`,
-		`{"json":{"a":{"b":{"c":"2026-01-05T08:39:00.000Z"},"z":{"c":"2026-01-05T08:39:00.000Z"}}},"meta":{"values":{"a.b.c":["Date"],"a.z.c":["Date"]},"referentialEqualities":{"a.b":["a.z"]}}}`,
-		`{"json":{"a":{"b":["x","y"]}},"meta":{"values":{"a.b.x":["Date"],"a.b.5":["undefined"],"a.b.01":["Date"]}}}`,
-		`{"json":{"a":{"b":{"c.d":"2026-01-05T08:39:00.000Z","c":{"d":"1"}}}},"meta":{"values":{"a.b.c\.d":["Date"],"a.b.c.d":["bigint"]},"v":1}}`,
-		`{"json":{"a":{"b":{"c.d":"2026-01-05T08:39:00.000Z"}}},"meta":{"values":{"a.b.c\.d":["Date"]}}}`,
-		`{"json":{"a":{"b":{"1":"2026-01-05T08:39:00.000Z","0":"x"}}},"meta":{"values":{"a.b.1":["Date"],"a.b.2":["undefined"],"a.b.0":["undefined"]}}}`,
-		`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":{"b":{"c":["Date"]}}}}}`,
-		`{"json":{"a":{"b":{"c":1}}},"meta":{"values":{"a":["map",{"b.c":["Date"]}]}}}`,
-		// meta.values trees that wait whole for the json value, and
-		// ones that must not (escapes, forbidden keys, other types,
-		// equalities, a root annotation, odd spacing).
-		`{"json":{"createdAt":"2026-01-05T08:39:00.000Z","compressedHistory":"brief","p":[{"s":"2026-01-05T08:39:00.031Z"}],"gone":1},"meta":{"values":{"createdAt":["Date"],"p.0.s":["Date"],"gone":["undefined"],"new":["undefined"]},"v":1}}`,
-		`{"json":{"a":"2026-01-05T08:39:00.000Z","b":"x"},"meta":{"values":{ "a" : ["Date"] , "b.c" : [ "Date" ] }}}`,
-		`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"},"a.b":"x"},"meta":{"values":{"a\\.b":["Date"],"a.b":["Date"]},"v":1}}`,
-		`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"}},"meta":{"values":{"a.__proto__":["Date"]}}}`,
-		`{"json":{"a":{"b":"1"}},"meta":{"values":{"a.b":["bigint"]}}}`,
-		`{"json":{"a":{"b":"x"}},"meta":{"values":{"a.b":["Date"],"a.c":["nope"]}}}`,
-		`{"json":{"a":{"b":"2026-01-05T08:39:00.000Z"},"z":{"b":"2026-01-05T08:39:00.000Z"}},"meta":{"values":{"a.b":["Date"],"z.b":["Date"]},"referentialEqualities":{"a":["z"]}}}`,
-		`{"json":{"a":1,"":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"":["Date"]}}}`,
-		`{"json":["2026-01-05T08:39:00.000Z"],"meta":{"values":{"":["Date"],"0":["Date"]}}}`,
-		`{"json":{"2":"x","1":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"2":["undefined"],"1":["Date"],"1.x":["Date"]}}}`,
-		`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"a":["Date"],"a":["undefined"]}}}`,
-		`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":["Date"]}}`,
-		"{\"json\":{\"a\xff\":\"2026-01-05T08:39:00.000Z\"},\"meta\":{\"values\":{\"a\xff\":[\"Date\"]}}}",
-		// Invalid inside what would be lazy: the error must be the eager one.
-		`{"json":[{"o":{"a":[1,2,]}}]}`,
-		`{"json":[{"o":{"a":"\x"}}]}`,
-		"{\"json\":[{\"o\":{\"a\":\"tab\there\"}}]}",
-		`{"json":[{"o":{"a":01}}]}`,
-		`{"json":[{"o":{"a":tru}}]}`,
-		`{"json":[{"o":{"a":"\u12G4"}}]}`,
-		`{"json":[{"o":{"a":1}}]} x`,
-		`{"json":[{"o":{"a":1}`,
-		`{"json":[{"o":{"a":1}}],"meta":{"values":{"0.o.a":["nope"]}}}`,
-		`{"json":[{"o":{"__proto__":{"a":1}}}],"meta":{"values":{"0.o.__proto__.a":["number"]}}}`,
-		`{"json":[{"o":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}]}`,
-		`{"json":[{"o":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}]}`,
-	}
-	for _, text := range texts {
+	for _, text := range lazyTexts {
 		v, err := DecodeSuperJSON(text)
 		pv, perr := ParseJSON(text)
 		for lazyAt := 1; lazyAt <= 6; lazyAt++ {
@@ -280,4 +284,58 @@ func TestISODateArithmetic(t *testing.T) {
 			t.Fatalf("parseISOFast(%s) accepted", bad)
 		}
 	}
+}
+
+// TestArenaRows decodes every text as a row's parts and as its metadata,
+// all in one arena, and only then compares each message with the eager
+// decoding: the messages share chunks but none writes over another, not
+// even when some are changed afterwards.
+func TestArenaRows(t *testing.T) {
+	ar := NewArena()
+	type row struct {
+		id, parts, meta string
+		got             Value
+		err             error
+	}
+	var rows []row
+	for i, text := range lazyTexts {
+		for _, r := range []row{{parts: text, meta: `{"json":{"i":1}}`}, {parts: `{"json":[]}`, meta: text}} {
+			r.id = fmt.Sprint(i)
+			r.got, r.err = MessageFromRowLazyIn(ar, r.id, "user", r.parts, r.meta, false)
+			rows = append(rows, r)
+		}
+	}
+	check := func(when string, every int) {
+		t.Helper()
+		for i := 0; i < len(rows); i += every {
+			r := rows[i]
+			want, err := MessageFromRow(r.id, "user", r.parts, r.meta, false)
+			if (err == nil) != (r.err == nil) || (err != nil && err.Error() != r.err.Error()) {
+				t.Fatalf("%s: row %d: error %v, eager %v", when, i, r.err, err)
+			}
+			if err != nil {
+				continue
+			}
+			if d := deepDiff(want, r.got, map[[2]*Container]bool{}, "$"); d != "" {
+				t.Fatalf("%s: row %d: %s", when, i, d)
+			}
+		}
+	}
+	check("decoded", 1)
+	// Change the odd rows' messages and metadata (an index key goes
+	// first, so Set shifts the keys); the even rows must not move.
+	for i := 1; i < len(rows); i += 2 {
+		if rows[i].err != nil {
+			continue
+		}
+		rows[i].got.Set("extra", StringValue("x"))
+		rows[i].got.Set("0", NumberValue(1))
+		if m := rows[i].got.Get("metadata"); m.Kind() == Object {
+			m.Set("0", NullValue())
+		}
+		if got := rows[i].got.Keys(); len(got) != 6 || got[0] != "0" || got[5] != "extra" {
+			t.Fatalf("row %d keys %q", i, got)
+		}
+	}
+	check("after changes", 2)
 }

@@ -15,7 +15,7 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // {id, role, parts: superjson(parts), metadata: NULL ? null :
 // superjson(metadata)}, keys in that order.
 func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(id, role, parts, metadata, metadataNull, 0, 0)
+	return messageFromRow(nil, id, role, parts, metadata, metadataNull, 0, 0)
 }
 
 // RowLazyAt is the depth MessageFromRowLazy keeps lazy in the parts: a
@@ -35,26 +35,42 @@ const RowMetadataLazyAt = 2
 // contents of tool inputs and outputs, and the metadata beyond its string
 // members, are only decoded when something reads them.
 func MessageFromRowLazy(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
+	return messageFromRow(nil, id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
 }
 
-func messageFromRow(id, role, parts string, metadata string, metadataNull bool, partsLazyAt, metaLazyAt int) (Value, error) {
-	p, err := decodeSuperJSON(parts, partsLazyAt)
+// MessageFromRowLazyIn is MessageFromRowLazy with the message's values
+// carved from ar (see Arena): for the rows of one chat, decoded one after
+// the other and let go of together.
+func MessageFromRowLazyIn(ar *Arena, id, role, parts string, metadata string, metadataNull bool) (Value, error) {
+	return messageFromRow(ar, id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
+}
+
+func messageFromRow(ar *Arena, id, role, parts string, metadata string, metadataNull bool, partsLazyAt, metaLazyAt int) (Value, error) {
+	p, err := decodeSuperJSONIn(ar, parts, partsLazyAt)
 	if err != nil {
 		return Value{}, &FieldError{Field: "parts", Err: err}
 	}
 	m := NullValue()
 	if !metadataNull {
-		if m, err = decodeSuperJSON(metadata, metaLazyAt); err != nil {
+		if m, err = decodeSuperJSONIn(ar, metadata, metaLazyAt); err != nil {
 			return Value{}, &FieldError{Field: "metadata", Err: err}
 		}
 	}
-	msg := Value{k: Object, c: &Container{
-		Keys: []string{"id", "role", "parts", "metadata"},
-		Vals: []Value{StringValue(id), StringValue(role), p, m},
-	}}
-	return msg, nil
+	var c *Container
+	var vals []Value
+	if ar != nil {
+		c, vals = ar.a.container(), ar.a.values(4)
+	} else {
+		c, vals = &Container{}, make([]Value, 4)
+	}
+	vals[0], vals[1], vals[2], vals[3] = StringValue(id), StringValue(role), p, m
+	c.Keys, c.Vals = messageKeys[:4:4], vals
+	return Value{k: Object, c: c}, nil
 }
+
+// messageKeys are the keys of every message built from a row, shared: Set
+// appends to a full slice, which copies it, and never writes into it.
+var messageKeys = []string{"id", "role", "parts", "metadata"}
 
 // DecodeMessages decodes superjson text holding a message array (the
 // deprecated history column, or the input of `compact serialize`). ok is

@@ -46,7 +46,12 @@ func DecodeSuperJSONLazy(text string, lazyAt int) (Value, error) {
 }
 
 func decodeSuperJSON(text string, lazyAt int) (Value, error) {
-	payload, err := parseJSON(text, lazyAt, true)
+	return decodeSuperJSONIn(nil, text, lazyAt)
+}
+
+// decodeSuperJSONIn is decodeSuperJSON with the payload parsed in ar.
+func decodeSuperJSONIn(ar *Arena, text string, lazyAt int) (Value, error) {
+	payload, err := parseJSONIn(ar, text, lazyAt, true)
 	if err != nil {
 		return Value{}, &DecodeError{Err: err}
 	}
