@@ -44,23 +44,17 @@ type lazySrc struct {
 	// maxUniqKeys plain ASCII keys, all different): a member read from the
 	// text is then the first one found.
 	uniq bool
-	// ann is a whole meta.values tree waiting for the container (the
-	// payload's json) to be decoded.
-	ann *deferredValues
+	// ann is a whole meta.values tree (the source of its container, a
+	// simple one) waiting for this container (the payload's json) to be
+	// decoded: every annotation is "Date" or "undefined", on paths
+	// without an escape or a forbidden key, so applying it cannot fail
+	// and can wait until the json value is first read. annLegacy is the
+	// payload's version below 1.
+	ann       *lazySrc
+	annLegacy bool
 	// simple is set for a meta.values tree that can wait whole (see
 	// scanSimpleValues); first lists its paths' first segments.
 	simple bool
-	first  []string
-}
-
-// deferredValues is a meta.values tree (its checked text) whose every
-// annotation is "Date" or "undefined", on paths without an escape or a
-// forbidden key: applying it cannot fail, so it waits until the json value
-// is first read. first lists the first segment of every path: a member
-// named otherwise is untouched by the tree.
-type deferredValues struct {
-	raw    string
-	legacy bool
 	first  []string
 }
 
@@ -72,7 +66,7 @@ func (l *lazySrc) touches(k string) bool {
 		}
 	}
 	if l.ann != nil {
-		for _, f := range l.ann.first {
+		for _, f := range l.ann.first { // a member named otherwise is untouched
 			if f == k {
 				return true
 			}
@@ -88,7 +82,7 @@ func deferValues(l, vl *lazySrc, legacy bool) bool {
 	if !vl.simple || len(l.pending) > 0 || l.ann != nil {
 		return false
 	}
-	l.ann = &deferredValues{raw: vl.raw, legacy: legacy, first: vl.first}
+	l.ann, l.annLegacy = vl, legacy
 	return true
 }
 
@@ -97,8 +91,13 @@ func deferValues(l, vl *lazySrc, legacy bool) bool {
 // ASCII without an escape or a key superjson refuses. For such a tree it
 // returns the end of the object and the first segment of every path; for
 // anything else (another tree, or text that is not JSON) ok is false and
-// the ordinary checker takes over.
-func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
+// the ordinary checker takes over. The segments are carved from a.
+func scanSimpleValues(s string, i int, a *slab) (end int, first []string, ok bool) {
+	// The first segments are few (createdAt, partsMetadata): they are
+	// gathered here and carved from a's chunks at the end.
+	var buf [8]string
+	n := 0
+	var more []string     // past eight
 	i = skipSpace(s, i+1) // {
 	if i < len(s) && s[i] == '}' {
 		return i + 1, nil, true
@@ -129,8 +128,13 @@ func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
 		if dot := strings.IndexByte(key, '.'); dot >= 0 {
 			f = key[:dot]
 		}
-		if !slices.Contains(first, f) {
-			first = append(first, f)
+		if !slices.Contains(buf[:n], f) && !slices.Contains(more, f) {
+			if n < len(buf) {
+				buf[n] = f
+				n++
+			} else {
+				more = append(more, f)
+			}
 		}
 		i = skipSpace(s, i+1)
 		if i >= len(s) || s[i] != ':' {
@@ -153,6 +157,9 @@ func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
 		case ',':
 			i = skipSpace(s, i+1)
 		case '}':
+			first = a.strings(n + len(more))
+			copy(first, buf[:n])
+			copy(first[n:], more)
 			return i + 1, first, true
 		default:
 			return 0, nil, false
@@ -164,7 +171,7 @@ func scanSimpleValues(s string, i int) (end int, first []string, ok bool) {
 // scanSimpleValues) is checked and read in one pass and kept as text, ready
 // to wait whole for the json value; any other is kept as checked text.
 func (p *parser) metaValues(depth int) (Value, error) {
-	end, first, ok := scanSimpleValues(p.s, p.i)
+	end, first, ok := scanSimpleValues(p.s, p.i, &p.a)
 	if !ok {
 		return p.lazyContainer(depth, Object)
 	}
@@ -241,7 +248,7 @@ func (c *Container) materialize(l *lazySrc) {
 	if a := l.ann; a != nil {
 		tree, err := parseJSON(a.raw, 0, false)
 		if err == nil {
-			d := decoder{legacy: a.legacy}
+			d := decoder{legacy: l.annLegacy}
 			_, err = d.applyValues(v, tree)
 		}
 		if err != nil {

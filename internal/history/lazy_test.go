@@ -167,6 +167,9 @@ var lazyTexts = []string{
 	`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"a":["Date"],"a":["undefined"]}}}`,
 	`{"json":{"a":"2026-01-05T08:39:00.000Z"},"meta":{"values":["Date"]}}`,
 	"{\"json\":{\"a\xff\":\"2026-01-05T08:39:00.000Z\"},\"meta\":{\"values\":{\"a\xff\":[\"Date\"]}}}",
+	// More first segments than scanSimpleValues keeps on its stack; the
+	// json members in the other order, so the last segment is read first.
+	`{"json":{"k":"2026-01-05T08:39:00.000Z","j":"2026-01-05T08:39:09.000Z","i":"2026-01-05T08:39:08.000Z","h":"2026-01-05T08:39:07.000Z","g":"2026-01-05T08:39:06.000Z","f":"2026-01-05T08:39:05.000Z","e":"2026-01-05T08:39:04.000Z","d":"2026-01-05T08:39:03.000Z","c":"2026-01-05T08:39:02.000Z","b":"2026-01-05T08:39:01.000Z","a":"2026-01-05T08:39:00.000Z"},"meta":{"values":{"a":["Date"],"b":["Date"],"c":["Date"],"d":["Date"],"e":["Date"],"f":["Date"],"g":["Date"],"h":["Date"],"i":["Date"],"j":["Date"],"k":["Date"],"c.x":["undefined"]},"v":1}}`,
 	// Invalid inside what would be lazy: the error must be the eager one.
 	`{"json":[{"o":{"a":[1,2,]}}]}`,
 	`{"json":[{"o":{"a":"\x"}}]}`,
