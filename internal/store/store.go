@@ -11,6 +11,13 @@
 // writing. In WAL mode a reader neither blocks the writer nor is blocked by
 // it. In rollback-journal mode a long snapshot holds a SHARED lock and the
 // app's commits wait for it (busy_timeout on the app side).
+//
+// SQLite reads the file through a read-only memory mapping (mmap_size),
+// remapped every few megabytes so that the mapped pages do not pile up in
+// the resident set. SQLite never shrinks the file below a snapshot still
+// being read (a checkpoint cannot pass an open reader); a program other
+// than SQLite truncating the file in place would crash the process, as it
+// would any SQLite reader with mmap on.
 package store
 
 import (
@@ -43,6 +50,14 @@ const MessagesTableVersion = 7
 
 // sqliteHeader is the 16-byte magic string every SQLite 3 database starts with.
 const sqliteHeader = "SQLite format 3\x00"
+
+// mmapRequest asks SQLite to read the file through a read-only memory
+// mapping rather than with a pread per page, which costs the pure-Go
+// driver about a fifth less CPU. SQLite caps it (at 2 GB unless built
+// otherwise) and reads the pages past the cap as before. The mapped pages
+// count in the process's resident set, so a Snap remaps as it goes (see
+// mmapWindow).
+const mmapRequest = 1 << 40
 
 // busyTimeoutMS bounds how long a statement waits for a lock held by the
 // app (rollback-journal mode, or WAL recovery) before failing.
@@ -124,8 +139,8 @@ type DB struct {
 }
 
 // DSN returns the modernc.org/sqlite data source name Open uses for path:
-// a file: URI with the path percent-escaped, mode=ro, and the busy_timeout
-// and query_only pragmas.
+// a file: URI with the path percent-escaped, mode=ro, and the busy_timeout,
+// query_only and mmap_size pragmas.
 func DSN(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -143,6 +158,7 @@ func DSN(path string) (string, error) {
 	q.Set("mode", "ro")
 	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMS)+")")
 	q.Add("_pragma", "query_only(1)")
+	q.Add("_pragma", "mmap_size("+strconv.FormatInt(mmapRequest, 10)+")")
 	return "file:" + esc + "?" + q.Encode(), nil
 }
 

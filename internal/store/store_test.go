@@ -390,7 +390,7 @@ func TestDSN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "file:/tmp/a%20%23b%3Fc%25d%20e.sqlite?_pragma=busy_timeout%285000%29&_pragma=query_only%281%29&mode=ro"
+	want := "file:/tmp/a%20%23b%3Fc%25d%20e.sqlite?_pragma=busy_timeout%285000%29&_pragma=query_only%281%29&_pragma=mmap_size%281099511627776%29&mode=ro"
 	if got != want {
 		t.Fatalf("DSN\n got %s\nwant %s", got, want)
 	}
