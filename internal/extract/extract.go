@@ -433,19 +433,39 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 		}
 		return msgs, true
 	}
-	msgs := make([]history.Value, len(j.rows))
 	ar := history.NewArena() // the chat's messages live and die together
+	// The metadata first: it says where the last compression point is.
+	// The parts after it are never serialized, so they are only checked
+	// (history.RowPartsIn with unread). The values and the errors are
+	// the same either way, and the errors are reported in the same order
+	// as one pass would: row by row, a row's parts before its metadata.
+	metas := make([]history.Value, len(j.rows))
+	metaErrs := make([]error, len(j.rows))
+	last := -1
+	for i, r := range j.rows {
+		metas[i], metaErrs[i] = history.RowMetadataIn(ar, r.Metadata, r.MetadataNull)
+		if metaErrs[i] != nil {
+			break // the chat is skipped at this row, or before it
+		}
+		if metas[i].Kind() > history.Null && !metas[i].Get("compressedHistory").IsUndefined() {
+			last = i
+		}
+	}
+	msgs := make([]history.Value, len(j.rows))
 	for i, r := range j.rows {
 		if r.PartsNull {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: parts is NULL; skipped the chat", r.Seq))
 			return nil, false
 		}
-		m, err := history.MessageFromRowLazyIn(ar, r.ID, r.Role, r.Parts, r.Metadata, r.MetadataNull)
+		parts, err := history.RowPartsIn(ar, r.Parts, i >= last)
+		if err == nil {
+			err = metaErrs[i]
+		}
 		if err != nil {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: %v; skipped the chat", r.Seq, err))
 			return nil, false
 		}
-		msgs[i] = m
+		msgs[i] = history.RowMessageIn(ar, r.ID, r.Role, parts, metas[i])
 	}
 	return msgs, true
 }

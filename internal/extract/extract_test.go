@@ -458,6 +458,47 @@ func TestUndecodableChatSkipped(t *testing.T) {
 	}
 }
 
+// TestUndecodableRowOrder: the warning names the first broken row, and of
+// one row its parts before its metadata, wherever the rows lie: extract
+// reads every row's metadata first (to find the last compression point)
+// and only checks the parts after that point, which must change neither.
+func TestUndecodableRowOrder(t *testing.T) {
+	badParts := `{"json":[{"type":"text",`
+	badMeta := `not json`
+	tests := []struct {
+		name  string
+		parts map[int]string // row -> broken parts
+		metas map[int]string // row -> broken metadata
+		want  string
+	}{
+		{"parts after the last point", map[int]string{6: badParts}, nil, "row seq 6: parts"},
+		{"metadata after the last point", nil, map[int]string{7: badMeta}, "row seq 7: metadata"},
+		{"earlier metadata before later parts", map[int]string{6: badParts}, map[int]string{3: badMeta}, "row seq 3: metadata"},
+		{"earlier parts before later metadata", map[int]string{1: badParts}, map[int]string{2: badMeta}, "row seq 1: parts"},
+		{"a row's parts before its metadata", map[int]string{4: badParts}, map[int]string{4: badMeta}, "row seq 4: parts"},
+		{"the last point's own parts", map[int]string{5: badParts}, nil, "row seq 5: parts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := convo(8, 5)
+			for i, p := range tt.parts {
+				rows[i].parts = p
+			}
+			for i, m := range tt.metas {
+				rows[i].meta = m
+			}
+			db := writeDB(t, tChat{id: "broken", title: "Broken", lastAt: 200, rows: rows})
+			r := mustRun(t, testOptions(t, db))
+			if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Text, tt.want) {
+				t.Fatalf("warnings %v, want one naming %q", r.warnings, tt.want)
+			}
+			if r.sum.Skipped != 1 || r.sum.Extracted != 0 {
+				t.Errorf("%d skipped, %d extracted", r.sum.Skipped, r.sum.Extracted)
+			}
+		})
+	}
+}
+
 // ---------------------------------------------------------------------------
 // Output handling.
 

@@ -50,12 +50,54 @@ func messageFromRow(ar *Arena, id, role, parts string, metadata string, metadata
 	if err != nil {
 		return Value{}, &FieldError{Field: "parts", Err: err}
 	}
-	m := NullValue()
-	if !metadataNull {
-		if m, err = decodeSuperJSONIn(ar, metadata, metaLazyAt); err != nil {
-			return Value{}, &FieldError{Field: "metadata", Err: err}
-		}
+	m, err := rowMetadata(ar, metadata, metadataNull, metaLazyAt)
+	if err != nil {
+		return Value{}, err
 	}
+	return RowMessageIn(ar, id, role, p, m), nil
+}
+
+func rowMetadata(ar *Arena, text string, null bool, lazyAt int) (Value, error) {
+	if null {
+		return NullValue(), nil
+	}
+	m, err := decodeSuperJSONIn(ar, text, lazyAt)
+	if err != nil {
+		return Value{}, &FieldError{Field: "metadata", Err: err}
+	}
+	return m, nil
+}
+
+// RowUnreadLazyAt is the laziness for parts nobody is expected to read
+// (those after a chat's last compression point, for extract): the parts
+// array itself stays checked text.
+const RowUnreadLazyAt = 2
+
+// RowPartsIn decodes a row's parts column as MessageFromRowLazyIn does,
+// or, with unread, keeps the whole parts array as checked text (decoded
+// if something reads it after all). The value and the errors are the same
+// either way.
+func RowPartsIn(ar *Arena, text string, unread bool) (Value, error) {
+	lazyAt := RowLazyAt
+	if unread {
+		lazyAt = RowUnreadLazyAt
+	}
+	p, err := decodeSuperJSONIn(ar, text, lazyAt)
+	if err != nil {
+		return Value{}, &FieldError{Field: "parts", Err: err}
+	}
+	return p, nil
+}
+
+// RowMetadataIn decodes a row's metadata column as MessageFromRowLazyIn
+// does: null for SQL NULL.
+func RowMetadataIn(ar *Arena, text string, null bool) (Value, error) {
+	return rowMetadata(ar, text, null, RowMetadataLazyAt)
+}
+
+// RowMessageIn is the message {id, role, parts, metadata} of decoded
+// columns, carved from ar (nil: allocated).
+func RowMessageIn(ar *Arena, id, role string, parts, metadata Value) Value {
 	var c *Container
 	var vals []Value
 	if ar != nil {
@@ -63,9 +105,9 @@ func messageFromRow(ar *Arena, id, role, parts string, metadata string, metadata
 	} else {
 		c, vals = &Container{}, make([]Value, 4)
 	}
-	vals[0], vals[1], vals[2], vals[3] = StringValue(id), StringValue(role), p, m
+	vals[0], vals[1], vals[2], vals[3] = StringValue(id), StringValue(role), parts, metadata
 	c.Keys, c.Vals = messageKeys[:4:4], vals
-	return Value{k: Object, c: c}, nil
+	return Value{k: Object, c: c}
 }
 
 // messageKeys are the keys of every message built from a row, shared: Set
