@@ -110,6 +110,7 @@ type slab struct {
 	keys  []string
 	conts []Container
 	lazy  []lazySrc
+	offs  []int32
 	hint  int // size of the next value chunk
 }
 
@@ -117,7 +118,7 @@ type slab struct {
 // still for a short text, such as a lazy container's) and double, so a
 // message with few values wastes little.
 func (a *slab) reset(n int) {
-	a.vals, a.keys, a.conts, a.lazy = nil, nil, nil, nil
+	a.vals, a.keys, a.conts, a.lazy, a.offs = nil, nil, nil, nil, nil
 	a.hint = min(max(n/32, 4), 16)
 }
 
@@ -163,6 +164,19 @@ func (a *slab) container() *Container {
 	}
 	a.conts = a.conts[:len(a.conts)+1]
 	return &a.conts[len(a.conts)-1]
+}
+
+// offsets returns n offsets of the slab's.
+func (a *slab) offsets(n int) []int32 {
+	if n > a.hint/4 {
+		return make([]int32, n)
+	}
+	if len(a.offs)+n > cap(a.offs) {
+		a.offs = make([]int32, 0, a.hint)
+	}
+	i := len(a.offs)
+	a.offs = a.offs[:i+n]
+	return a.offs[i : i+n : i+n]
 }
 
 // lazySrc returns a zero lazySrc of the slab's.

@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -41,9 +42,12 @@ type lazySrc struct {
 	// decoded with shared annotation leaves.
 	meta bool
 	// uniq is set for an object known to have no repeated key (at most
-	// maxUniqKeys plain ASCII keys, all different): a member read from the
-	// text is then the first one found.
+	// maxUniqKeys plain ASCII keys, all different). keys are then its
+	// keys, and at the offsets of their values in raw: a member is read
+	// from the text without looking for it.
 	uniq bool
+	keys []string
+	at   []int32
 	// ann is a whole meta.values tree (the source of its container, a
 	// simple one) waiting for this container (the payload's json) to be
 	// decoded: every annotation is "Date" or "undefined", on paths
@@ -275,15 +279,14 @@ var errSkip = errors.New("invalid JSON")
 func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	start := p.i
 	var err error
-	uniq := false
+	var keys uniqKeys
 	switch {
 	case p.checked && k == Object:
-		p.i, uniq = objectEndChecked(p.s, p.i)
+		p.i = objectEndChecked(p.s, p.i, &keys)
 	case p.checked:
 		p.i = containerEndChecked(p.s, p.i)
 	case k == Object:
-		var end int
-		if end, uniq = checkObjectKeys(p.s, p.i, depth, true); end < 0 {
+		if end := checkObjectKeys(p.s, p.i, depth, &keys); end < 0 {
 			err = errSkip
 		} else {
 			p.i = end
@@ -300,7 +303,17 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	}
 	c := p.a.container()
 	l := p.a.lazySrc()
-	l.raw, l.depth, l.lazyAt, l.meta, l.uniq = p.s[start:p.i], depth, p.lazyAt, p.inMeta, uniq
+	l.raw, l.depth, l.lazyAt, l.meta = p.s[start:p.i], depth, p.lazyAt, p.inMeta
+	if k == Object && !keys.no {
+		l.uniq = true
+		if keys.n > 0 {
+			l.keys, l.at = p.a.strings(keys.n), p.a.offsets(keys.n)
+			copy(l.keys, keys.seen[:keys.n])
+			for j, a := range keys.at[:keys.n] {
+				l.at[j] = a - int32(start)
+			}
+		}
+	}
 	c.lz.Store(l)
 	return Value{k: k, c: c}, nil
 }
@@ -395,8 +408,7 @@ func checkString(s string, i int) int {
 }
 
 func checkObject(s string, i, depth int) int {
-	i, _ = checkObjectKeys(s, i, depth, false)
-	return i
+	return checkObjectKeys(s, i, depth, nil)
 }
 
 func checkArray(s string, i, depth int) int {
@@ -427,48 +439,49 @@ func checkArray(s string, i, depth int) int {
 	}
 }
 
-// checkObjectKeys checks an object; with wantKeys, it also reports whether the
-// object is known to have no repeated key: at most maxUniqKeys keys, each
-// plain ASCII (no escape, so that different texts are different keys),
-// all different.
-func checkObjectKeys(s string, i, depth int, wantKeys bool) (end int, uniq bool) {
+// checkObjectKeys checks an object. With keys, it also follows them (see
+// uniqKeys): whether the object is known to have no repeated key, and
+// where each value starts.
+func checkObjectKeys(s string, i, depth int, keys *uniqKeys) int {
 	if depth > maxDepth {
-		return -1, false
+		return -1
 	}
-	keys := uniqKeys{no: !wantKeys}
 	i = skipSpace(s, i+1) // {
 	if i < len(s) && s[i] == '}' {
-		return i + 1, wantKeys
+		return i + 1
 	}
 	for {
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] != '"' {
-			return -1, false
+			return -1
 		}
 		ks := i + 1
 		if i = checkString(s, i); i < 0 {
-			return -1, false
+			return -1
 		}
-		keys.add(s[ks : i-1])
+		key := s[ks : i-1]
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] != ':' {
-			return -1, false
+			return -1
 		}
 		i = skipSpace(s, i+1)
+		if keys != nil {
+			keys.add(key, i)
+		}
 		if i = checkValue(s, i, depth); i < 0 {
-			return -1, false
+			return -1
 		}
 		i = skipSpace(s, i)
 		if i >= len(s) {
-			return -1, false
+			return -1
 		}
 		switch s[i] {
 		case ',':
 			i++
 		case '}':
-			return i + 1, !keys.no
+			return i + 1
 		default:
-			return -1, false
+			return -1
 		}
 	}
 }
@@ -478,18 +491,21 @@ const maxUniqKeys = 8
 
 // uniqKeys follows an object's keys to tell whether it is known to have
 // no repeated key: at most maxUniqKeys keys, each plain ASCII (no escape,
-// so that different texts are different keys), all different.
+// so that different texts are different keys), all different. at holds
+// the offset of each key's value.
 type uniqKeys struct {
 	seen [maxUniqKeys]string
+	at   [maxUniqKeys]int32
 	n    int
 	no   bool // not known: too many keys, an escaped one, or a repeat
 }
 
-func (u *uniqKeys) add(key string) {
+// add follows key, whose value starts at offset at.
+func (u *uniqKeys) add(key string, at int) {
 	if u.no {
 		return
 	}
-	if u.n == maxUniqKeys || !plainASCII(key) {
+	if u.n == maxUniqKeys || at > math.MaxInt32 || !plainASCII(key) {
 		u.no = true
 		return
 	}
@@ -499,7 +515,7 @@ func (u *uniqKeys) add(key string) {
 			return
 		}
 	}
-	u.seen[u.n] = key
+	u.seen[u.n], u.at[u.n] = key, int32(at)
 	u.n++
 }
 
@@ -587,8 +603,25 @@ func (p *parser) annotationLeaf() (Value, bool) {
 // ok is true when k is absent (undefined) or its value is a string, number,
 // boolean or null. A member that is an object or array has an identity, so
 // for it (ok false) the caller decodes the object once and for all.
-// Like JSON.parse, the last of repeated keys wins.
+// Like JSON.parse, the last of repeated keys wins. An object with few,
+// plain, different keys has them noted with their values' offsets (uniq);
+// any other is searched.
 func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
+	if l.uniq {
+		// The keys were noted while checking: no text to search. A k
+		// that is not one of these plain keys is absent.
+		for j, key := range l.keys {
+			if key != k {
+				continue
+			}
+			at := int(l.at[j])
+			if c := l.raw[at]; c == '{' || c == '[' {
+				return Value{}, false
+			}
+			return lazyScalar(l, at)
+		}
+		return Value{}, true
+	}
 	if strings.IndexByte(l.raw, '\\') < 0 && !strings.Contains(l.raw, k) && isASCII(k) {
 		// Without an escape, a member named k shows k in the text (an
 		// ASCII name: invalid UTF-8 in the text decodes to U+FFFD).
@@ -633,10 +666,7 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 				// on (a later repeated key is the object's business).
 				return Value{}, false
 			}
-			at = p.i
-			if l.uniq {
-				break // no later key can take its place
-			}
+			at = p.i // a later repeated key takes its place
 		}
 		p.i = skipChecked(s, p.i)
 		p.skipWS()
@@ -649,6 +679,20 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 	}
 	p.i = at
 	m, err := p.value(l.depth)
+	if err != nil {
+		return Value{}, false
+	}
+	return m, true
+}
+
+// lazyScalar decodes the string, number, boolean or null at offset at of
+// l's text.
+func lazyScalar(l *lazySrc, at int) (Value, bool) {
+	p := parserPool.Get().(*parser)
+	p.s, p.i, p.lazyAt = l.raw, at, 0
+	m, err := p.value(l.depth)
+	p.s = ""
+	parserPool.Put(p)
 	if err != nil {
 		return Value{}, false
 	}
@@ -742,20 +786,20 @@ func containerEndChecked(s string, i int) int {
 
 // objectEndChecked is containerEndChecked for an object, also reporting
 // whether it is known to have no repeated key (as checkObjectKeys does).
-func objectEndChecked(s string, i int) (end int, uniq bool) {
-	var keys uniqKeys
+func objectEndChecked(s string, i int, keys *uniqKeys) int {
 	i = skipSpace(s, i+1) // {
 	if s[i] == '}' {
-		return i + 1, true
+		return i + 1
 	}
 	for {
 		ks := skipSpace(s, i) + 1
 		i = stringEndChecked(s, ks-1)
-		keys.add(s[ks : i-1])
+		key := s[ks : i-1]
 		i = skipSpace(s, skipSpace(s, i)+1) // past the colon
+		keys.add(key, i)
 		i = skipSpace(s, skipChecked(s, i))
 		if s[i] == '}' {
-			return i + 1, !keys.no
+			return i + 1
 		}
 		i++ // ,
 	}
