@@ -141,9 +141,7 @@ func (a *slab) values(n int) []Value {
 		a.vals = make([]Value, 0, a.hint)
 		a.hint = min(a.hint*2, 2048)
 	}
-	i := len(a.vals)
-	a.vals = a.vals[:i+n]
-	return a.vals[i : i+n : i+n]
+	return carve(&a.vals, n)
 }
 
 func (a *slab) strings(n int) []string {
@@ -153,17 +151,7 @@ func (a *slab) strings(n int) []string {
 	if len(a.keys)+n > cap(a.keys) {
 		a.keys = make([]string, 0, a.hint/2)
 	}
-	i := len(a.keys)
-	a.keys = a.keys[:i+n]
-	return a.keys[i : i+n : i+n]
-}
-
-func (a *slab) container() *Container {
-	if len(a.conts) == cap(a.conts) {
-		a.conts = make([]Container, 0, max(a.hint/4, 1))
-	}
-	a.conts = a.conts[:len(a.conts)+1]
-	return &a.conts[len(a.conts)-1]
+	return carve(&a.keys, n)
 }
 
 // offsets returns n offsets of the slab's.
@@ -174,9 +162,14 @@ func (a *slab) offsets(n int) []int32 {
 	if len(a.offs)+n > cap(a.offs) {
 		a.offs = make([]int32, 0, a.hint)
 	}
-	i := len(a.offs)
-	a.offs = a.offs[:i+n]
-	return a.offs[i : i+n : i+n]
+	return carve(&a.offs, n)
+}
+
+func (a *slab) container() *Container {
+	if len(a.conts) == cap(a.conts) {
+		a.conts = make([]Container, 0, max(a.hint/4, 1))
+	}
+	return &carve(&a.conts, 1)[0]
 }
 
 // lazySrc returns a zero lazySrc of the slab's.
@@ -184,8 +177,15 @@ func (a *slab) lazySrc() *lazySrc {
 	if len(a.lazy) == cap(a.lazy) {
 		a.lazy = make([]lazySrc, 0, max(a.hint/8, 1))
 	}
-	a.lazy = a.lazy[:len(a.lazy)+1]
-	return &a.lazy[len(a.lazy)-1]
+	return &carve(&a.lazy, 1)[0]
+}
+
+// carve cuts the next n elements off a chunk that has room for them, with
+// the capacity of the piece cut to its length.
+func carve[T any](chunk *[]T, n int) []T {
+	i := len(*chunk)
+	*chunk = (*chunk)[:i+n]
+	return (*chunk)[i : i+n : i+n]
 }
 
 func (p *parser) errf(format string, a ...any) error {
