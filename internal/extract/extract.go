@@ -447,7 +447,7 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 		if metaErrs[i] != nil {
 			break // the chat is skipped at this row, or before it
 		}
-		if metas[i].Kind() > history.Null && !metas[i].Get("compressedHistory").IsUndefined() {
+		if !history.MetadataSummary(metas[i]).IsUndefined() {
 			last = i
 		}
 	}

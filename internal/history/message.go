@@ -15,7 +15,7 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // {id, role, parts: superjson(parts), metadata: NULL ? null :
 // superjson(metadata)}, keys in that order.
 func MessageFromRow(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(nil, id, role, parts, metadata, metadataNull, 0, 0)
+	return messageFromRow(id, role, parts, metadata, metadataNull, 0, 0)
 }
 
 // RowLazyAt is the depth MessageFromRowLazy keeps lazy in the parts: a
@@ -35,26 +35,19 @@ const RowMetadataLazyAt = 2
 // contents of tool inputs and outputs, and the metadata beyond its string
 // members, are only decoded when something reads them.
 func MessageFromRowLazy(id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(nil, id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
+	return messageFromRow(id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
 }
 
-// MessageFromRowLazyIn is MessageFromRowLazy with the message's values
-// carved from ar (see Arena): for the rows of one chat, decoded one after
-// the other and let go of together.
-func MessageFromRowLazyIn(ar *Arena, id, role, parts string, metadata string, metadataNull bool) (Value, error) {
-	return messageFromRow(ar, id, role, parts, metadata, metadataNull, RowLazyAt, RowMetadataLazyAt)
-}
-
-func messageFromRow(ar *Arena, id, role, parts string, metadata string, metadataNull bool, partsLazyAt, metaLazyAt int) (Value, error) {
-	p, err := decodeSuperJSONIn(ar, parts, partsLazyAt)
+func messageFromRow(id, role, parts string, metadata string, metadataNull bool, partsLazyAt, metaLazyAt int) (Value, error) {
+	p, err := decodeSuperJSON(parts, partsLazyAt)
 	if err != nil {
 		return Value{}, &FieldError{Field: "parts", Err: err}
 	}
-	m, err := rowMetadata(ar, metadata, metadataNull, metaLazyAt)
+	m, err := rowMetadata(nil, metadata, metadataNull, metaLazyAt)
 	if err != nil {
 		return Value{}, err
 	}
-	return RowMessageIn(ar, id, role, p, m), nil
+	return RowMessageIn(nil, id, role, p, m), nil
 }
 
 func rowMetadata(ar *Arena, text string, null bool, lazyAt int) (Value, error) {
@@ -73,7 +66,7 @@ func rowMetadata(ar *Arena, text string, null bool, lazyAt int) (Value, error) {
 // array itself stays checked text.
 const RowUnreadLazyAt = 2
 
-// RowPartsIn decodes a row's parts column as MessageFromRowLazyIn does,
+// RowPartsIn decodes a row's parts column as MessageFromRowLazy does, in ar,
 // or, with unread, keeps the whole parts array as checked text (decoded
 // if something reads it after all). The value and the errors are the same
 // either way.
@@ -89,8 +82,8 @@ func RowPartsIn(ar *Arena, text string, unread bool) (Value, error) {
 	return p, nil
 }
 
-// RowMetadataIn decodes a row's metadata column as MessageFromRowLazyIn
-// does: null for SQL NULL.
+// RowMetadataIn decodes a row's metadata column as MessageFromRowLazy
+// does, in ar: null for SQL NULL.
 func RowMetadataIn(ar *Arena, text string, null bool) (Value, error) {
 	return rowMetadata(ar, text, null, RowMetadataLazyAt)
 }
@@ -155,12 +148,16 @@ func Role(msg Value) string {
 func Metadata(msg Value) Value { return msg.Get("metadata") }
 
 // CompressedHistory returns msg.metadata?.compressedHistory.
-func CompressedHistory(msg Value) Value {
-	m := msg.Get("metadata")
-	if m.k <= Null {
+func CompressedHistory(msg Value) Value { return MetadataSummary(msg.Get("metadata")) }
+
+// MetadataSummary returns metadata?.compressedHistory: the summary a
+// message's metadata holds, undefined for none (and for a nullish
+// metadata).
+func MetadataSummary(metadata Value) Value {
+	if metadata.k <= Null {
 		return Value{}
 	}
-	return m.Get("compressedHistory")
+	return metadata.Get("compressedHistory")
 }
 
 // Describe is a short description of v for error messages.
