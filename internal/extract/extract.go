@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"testing"
 	"unsafe"
 
 	"golang.org/x/sync/semaphore"
@@ -217,6 +218,7 @@ type job struct {
 	seq   int
 	chat  store.Chat
 	rows  []store.MessageRow
+	text  *store.Text // the memory of rows' texts, recycled once the bundles are written
 	hist  string
 	hnull bool
 	res   ChatResult
@@ -268,6 +270,11 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	ordered := make(chan *job, 4096)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The memory of the rows' texts goes round: the writer hands it back
+	// once a chat's bundles are on disk, and the reader copies the next
+	// chat's rows into it. That saves allocating (and zeroing, and
+	// collecting) the whole database's text once more.
+	texts := make(chan *store.Text, textsKept)
 
 	var readErr error
 	go func() {
@@ -277,7 +284,12 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 			j := &job{seq: i, chat: c, done: make(chan struct{})}
 			var err error
 			if x.opts.Source == SourceMessages {
-				j.rows, err = snap.Messages(ctx, c.ID)
+				select {
+				case j.text = <-texts:
+				default:
+					j.text = new(store.Text)
+				}
+				j.rows, err = snap.MessagesIn(ctx, c.ID, j.text)
 			} else {
 				j.hist, j.hnull, err = snap.History(ctx, c.ID)
 			}
@@ -334,6 +346,7 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				}
 				budget.Release(j.outBytes)
 				j.out = nil
+				recycle(texts, j)
 				close(j.done)
 			}
 		}()
@@ -407,6 +420,35 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 		return err
 	}
 	return nil
+}
+
+// textsKept is how many texts wait for their next chat at most; textKept
+// the largest size one may have and still be kept.
+const (
+	textsKept = 32
+	textKept  = 32 << 20
+)
+
+// recycle hands the memory of the job's row texts back to the reader. It
+// is called once the chat's bundles are written: a bundle file may be a
+// string read straight from a row (a briefing without escapes is), and
+// nothing else decoded from the rows is in use by then (warnings and
+// results are built in memory of their own). Under go test the memory is
+// scrambled first, so that anything still pointing into it shows in the
+// test's output (TestRecycledTextsNotInUse).
+func recycle(texts chan<- *store.Text, j *job) {
+	t := j.text
+	j.text = nil
+	if t == nil || t.Size() > textKept {
+		return
+	}
+	if testing.Testing() {
+		t.Scramble()
+	}
+	select {
+	case texts <- t:
+	default:
+	}
 }
 
 // decode turns the job's raw rows into messages; a chat that cannot be

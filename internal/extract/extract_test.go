@@ -680,6 +680,42 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 	}
 }
 
+// TestRecycledTextsNotInUse: the memory of a chat's row texts is handed
+// to a later chat once the chat is written, and scrambled under go test.
+// Briefings without escapes are read straight from that memory, so a
+// bundle written after its chat's texts went round would hold 0xff bytes
+// or another chat's text.
+func TestRecycledTextsNotInUse(t *testing.T) {
+	var chats []tChat
+	for i := 0; i < 40; i++ {
+		rows := convo(12, 3, 9)
+		for _, p := range []int{3, 9} {
+			rows[p] = rows[p].withMeta(summaryMeta(fmt.Sprintf("plain briefing of chat %02d at %d", i, p)))
+		}
+		chats = append(chats, tChat{id: fmt.Sprintf("id-%02d", i), title: fmt.Sprintf("Chat %02d", i), lastAt: int64(100 - i), rows: rows})
+	}
+	db := writeDB(t, chats...)
+	for _, workers := range []int{1, 2} {
+		opts := testOptions(t, db)
+		opts.Workers = workers
+		r := mustRun(t, opts)
+		if r.sum.Bundles != 80 {
+			t.Fatalf("workers=%d: %d bundles, want 80", workers, r.sum.Bundles)
+		}
+		for i, c := range r.sum.PerChat {
+			if c.ID != fmt.Sprintf("id-%02d", i) || c.Title != fmt.Sprintf("Chat %02d", i) {
+				t.Errorf("workers=%d: chat %d is %q %q", workers, i, c.ID, c.Title)
+			}
+			for k, p := range []int{3, 9} {
+				got, err := os.ReadFile(filepath.Join(r.out, c.Dir, CompressionDirName(k+1), "actual-output.md"))
+				if want := fmt.Sprintf("plain briefing of chat %02d at %d", i, p); err != nil || string(got) != want {
+					t.Errorf("workers=%d: %s bundle %d holds %q (%v), want %q", workers, c.Dir, k+1, got, err, want)
+				}
+			}
+		}
+	}
+}
+
 // manifest lists a tree with each file's contents.
 func manifest(t *testing.T, root string) []string {
 	t.Helper()

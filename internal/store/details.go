@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -28,21 +26,26 @@ func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) 
 			cols = append(cols, "NULL")
 		}
 	}
-	var id, title, model, used any
-	err := s.tx.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+TableInstances+" WHERE id=?", chatID).
-		Scan(&id, &title, &model, &used)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Details{}, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)
-	}
+	d := Details{}
+	found := false
+	err := s.c.query(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+TableInstances+" WHERE id=?", []string{chatID}, func(st *stmt) error {
+		if found {
+			return nil
+		}
+		found = true
+		d.ID, _ = textOf(st, 0, nil)
+		d.Title, _ = textOf(st, 1, nil)
+		d.ActiveModelID, _ = textOf(st, 2, nil)
+		if !st.isNull(3) {
+			d.UsedTokens, d.HasUsedTokens = integerOf(st, 3), true
+		}
+		return nil
+	})
 	if err != nil {
 		return Details{}, s.d.wrapErr(err)
 	}
-	d := Details{}
-	d.ID, _ = textOf(id)
-	d.Title, _ = textOf(title)
-	d.ActiveModelID, _ = textOf(model)
-	if used != nil {
-		d.UsedTokens, d.HasUsedTokens = intOf(used), true
+	if !found {
+		return Details{}, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)
 	}
 	return d, nil
 }

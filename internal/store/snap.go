@@ -2,12 +2,13 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Snap is one read transaction: every read through it sees the same
@@ -15,11 +16,12 @@ import (
 // not safe for concurrent use; nested reads (reading a chat's messages
 // while iterating chats) are fine.
 //
-// The snapshot lives until Close, or until the context given to Snapshot
-// is done (database/sql then rolls the transaction back).
+// A Snap has a connection of its own; the snapshot lives until Close. A
+// read whose context is done is interrupted and returns the context's
+// error.
 type Snap struct {
 	d      *DB
-	tx     *sql.Tx
+	c      *conn
 	schema schemaInfo
 	// mmapLimit is SQLite's mmap_size for the connection (0: every page
 	// is read with pread); read counts the bytes of rows since the last
@@ -62,7 +64,7 @@ func (s *Snap) readDone(ctx context.Context, n int64) error {
 }
 
 func (s *Snap) setMapped(ctx context.Context, n int64) error {
-	if _, err := s.tx.ExecContext(ctx, "PRAGMA mmap_size="+strconv.FormatInt(n, 10)); err != nil {
+	if err := s.c.query(ctx, "PRAGMA mmap_size="+strconv.FormatInt(n, 10), nil, func(*stmt) error { return nil }); err != nil {
 		return s.d.wrapErr(err)
 	}
 	return nil
@@ -91,7 +93,7 @@ func (s *Snap) unmapped(ctx context.Context, read func() error) error {
 // none, every page is read with pread).
 func (s *Snap) MappedLimit(ctx context.Context) (int64, error) {
 	var n int64
-	if err := s.tx.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&n); err != nil {
+	if err := s.c.query(ctx, "PRAGMA mmap_size", nil, func(st *stmt) error { n = st.integer(0); return nil }); err != nil {
 		return 0, s.d.wrapErr(err)
 	}
 	return n, nil
@@ -102,30 +104,31 @@ func (s *Snap) MappedLimit(ctx context.Context) (int64, error) {
 // reads the schema right away). The schema is read again inside the
 // snapshot, so a migration the app ran after Open is seen consistently.
 func (d *DB) Snapshot(ctx context.Context) (*Snap, error) {
-	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	c, err := d.connect(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.exec(ctx, "BEGIN"); err != nil {
+		c.close() //nolint:errcheck // read-only
 		return nil, d.wrapErr(err)
 	}
-	sc, err := readSchema(ctx, tx, d.path)
+	sc, err := readSchema(ctx, c, d.path)
 	if err != nil {
-		tx.Rollback() //nolint:errcheck // read-only
+		c.close() //nolint:errcheck // read-only
 		return nil, d.wrapErr(err)
 	}
-	s := &Snap{d: d, tx: tx, schema: sc}
+	s := &Snap{d: d, c: c, schema: sc}
 	if s.mmapLimit, err = s.MappedLimit(ctx); err != nil {
-		tx.Rollback() //nolint:errcheck // read-only
+		c.close() //nolint:errcheck // read-only
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close ends the read transaction. It is safe to call more than once.
+// Close ends the read transaction and closes the snapshot's connection.
+// It is safe to call more than once.
 func (s *Snap) Close() error {
-	err := s.tx.Rollback()
-	if errors.Is(err, sql.ErrTxDone) {
-		return nil
-	}
-	return err
+	return s.c.close()
 }
 
 // Version returns the schema version seen by this snapshot.
@@ -216,34 +219,24 @@ func (s *Snap) EachChat(ctx context.Context, withHistory bool, fn func(Chat) err
 }
 
 func (s *Snap) eachChat(ctx context.Context, q string, withHistory bool, fn func(Chat) error) error {
-	rows, err := s.tx.QueryContext(ctx, q)
-	if err != nil {
-		return s.d.wrapErr(err)
-	}
-	defer rows.Close()
-	var id, title, lma, typ, parent, hist any
-	dest := []any{&id, &title, &lma, &typ, &parent}
-	if withHistory {
-		dest = append(dest, &hist)
-	}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return s.d.wrapErr(err)
-		}
+	var fnErr error
+	err := s.c.query(ctx, q, nil, func(st *stmt) error {
 		var c Chat
-		c.ID, _ = textOf(id)
-		c.Title, c.TitleNull = textOf(title)
-		c.LastMessageAt = intOf(lma)
-		c.Type, _ = textOf(typ)
-		c.ParentID, _ = textOf(parent)
+		c.ID, _ = textOf(st, 0, nil)
+		c.Title, c.TitleNull = textOf(st, 1, nil)
+		c.LastMessageAt = intOf(st.value(2))
+		c.Type, _ = textOf(st, 3, nil)
+		c.ParentID, _ = textOf(st, 4, nil)
 		if withHistory {
-			c.History, c.HistoryNull = textOf(hist)
+			c.History, c.HistoryNull = textOf(st, 5, nil)
 		}
-		if err := fn(c); err != nil {
-			return err
-		}
+		fnErr = fn(c)
+		return fnErr
+	})
+	if err != nil && err == fnErr {
+		return err
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return s.d.wrapErr(err)
 	}
 	return nil
@@ -255,15 +248,20 @@ func (s *Snap) History(ctx context.Context, chatID string) (text string, null bo
 	if !s.HasHistoryColumn() {
 		return "", false, &NoHistoryColumnError{Path: s.d.path, Version: s.schema.Version}
 	}
-	var v any
-	err = s.tx.QueryRowContext(ctx, `SELECT history FROM `+TableInstances+` WHERE id=?`, chatID).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)
-	}
+	found := false
+	err = s.c.query(ctx, `SELECT history FROM `+TableInstances+` WHERE id=?`, []string{chatID}, func(st *stmt) error {
+		if !found {
+			text, null = textOf(st, 0, nil)
+			found = true
+		}
+		return nil
+	})
 	if err != nil {
 		return "", false, s.d.wrapErr(err)
 	}
-	text, null = textOf(v)
+	if !found {
+		return "", false, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)
+	}
 	if err := s.readDone(ctx, int64(len(text))); err != nil {
 		return "", false, err
 	}
@@ -309,8 +307,18 @@ func (s *Snap) messageSelect() (string, error) {
 // the database has no agentMessages table. A chat without rows gives an
 // empty slice.
 func (s *Snap) Messages(ctx context.Context, chatID string) ([]MessageRow, error) {
+	return s.MessagesIn(ctx, chatID, nil)
+}
+
+// MessagesIn is Messages with the rows' texts copied into t rather than
+// into memory of their own (t nil: their own). t is emptied first: the
+// rows of the previous read into t must no longer be in use.
+func (s *Snap) MessagesIn(ctx context.Context, chatID string, t *Text) ([]MessageRow, error) {
+	if t != nil {
+		t.b, t.n = t.b[:0], 0
+	}
 	out := []MessageRow{}
-	err := s.EachMessage(ctx, chatID, func(m MessageRow) error { out = append(out, m); return nil })
+	err := s.eachMessage(ctx, chatID, t, func(m MessageRow) error { out = append(out, m); return nil })
 	if err != nil {
 		return nil, err
 	}
@@ -330,46 +338,47 @@ func (s *Snap) Messages(ctx context.Context, chatID string) ([]MessageRow, error
 // extraction needs, and the process stays around 25 MB RSS on the 2 GB
 // file (BenchmarkReadPerChat with COMPACT_BENCH_DB).
 func (s *Snap) EachMessage(ctx context.Context, chatID string, fn func(MessageRow) error) error {
+	return s.eachMessage(ctx, chatID, nil, fn)
+}
+
+func (s *Snap) eachMessage(ctx context.Context, chatID string, t *Text, fn func(MessageRow) error) error {
 	q, err := s.messageSelect()
 	if err != nil {
 		return err
 	}
-	rows, err := s.tx.QueryContext(ctx, q+" WHERE agent_instance_id=? ORDER BY seq", chatID)
+	var n int64
+	var fnErr error
+	err = s.c.query(ctx, q+" WHERE agent_instance_id=? ORDER BY seq", []string{chatID}, func(st *stmt) error {
+		m := messageRow(st, 0, t)
+		n += int64(len(m.Parts) + len(m.Metadata))
+		fnErr = fn(m)
+		return fnErr
+	})
 	if err != nil {
+		if err == fnErr {
+			return err
+		}
 		return s.d.wrapErr(err)
-	}
-	n, err := s.eachRow(rows, fn)
-	if err != nil {
-		return err
 	}
 	return s.readDone(ctx, n)
 }
 
-// eachRow scans the rows of a message query into fn, closes them and
-// returns the bytes of text read.
-func (s *Snap) eachRow(rows *sql.Rows, fn func(MessageRow) error) (int64, error) {
-	defer rows.Close()
-	var n int64
-	var seq, id, role, parts, meta any
-	for rows.Next() {
-		if err := rows.Scan(&seq, &id, &role, &parts, &meta); err != nil {
-			return n, s.d.wrapErr(err)
-		}
-		var m MessageRow
-		m.Seq = intOf(seq)
-		m.ID, _ = textOf(id)
-		m.Role, _ = textOf(role)
-		m.Parts, m.PartsNull = textOf(parts)
-		m.Metadata, m.MetadataNull = textOf(meta)
-		n += int64(len(m.Parts) + len(m.Metadata))
-		if err := fn(m); err != nil {
-			return n, err
-		}
+// messageRow reads the columns of messageSelect, from column i on.
+func messageRow(st *stmt, i int, t *Text) MessageRow {
+	var m MessageRow
+	m.Seq = integerOf(st, i)
+	m.ID, _ = textOf(st, i+1, t)
+	switch b, _ := st.bytes(i + 2); string(b) { // the usual roles without a copy
+	case "user":
+		m.Role = "user"
+	case "assistant":
+		m.Role = "assistant"
+	default:
+		m.Role, _ = textOf(st, i+2, t)
 	}
-	if err := rows.Err(); err != nil {
-		return n, s.d.wrapErr(err)
-	}
-	return n, rows.Close()
+	m.Parts, m.PartsNull = textOf(st, i+3, t)
+	m.Metadata, m.MetadataNull = textOf(st, i+4, t)
+	return m
 }
 
 // AllMessages streams every agentMessages row ordered by
@@ -383,35 +392,18 @@ func (s *Snap) AllMessages(ctx context.Context, fn func(chatID string, m Message
 		return err
 	}
 	q = strings.Replace(q, "SELECT ", "SELECT agent_instance_id, ", 1) + " ORDER BY agent_instance_id, seq"
-	return s.unmapped(ctx, func() error { return s.allMessages(ctx, q, fn) })
-}
-
-func (s *Snap) allMessages(ctx context.Context, q string, fn func(chatID string, m MessageRow) error) error {
-	rows, err := s.tx.QueryContext(ctx, q)
-	if err != nil {
-		return s.d.wrapErr(err)
-	}
-	defer rows.Close()
-	var chat, seq, id, role, parts, meta any
-	for rows.Next() {
-		if err := rows.Scan(&chat, &seq, &id, &role, &parts, &meta); err != nil {
+	return s.unmapped(ctx, func() error {
+		var fnErr error
+		err := s.c.query(ctx, q, nil, func(st *stmt) error {
+			cid, _ := textOf(st, 0, nil)
+			fnErr = fn(cid, messageRow(st, 1, nil))
+			return fnErr
+		})
+		if err != nil && err != fnErr {
 			return s.d.wrapErr(err)
 		}
-		var m MessageRow
-		cid, _ := textOf(chat)
-		m.Seq = intOf(seq)
-		m.ID, _ = textOf(id)
-		m.Role, _ = textOf(role)
-		m.Parts, m.PartsNull = textOf(parts)
-		m.Metadata, m.MetadataNull = textOf(meta)
-		if err := fn(cid, m); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return s.d.wrapErr(err)
-	}
-	return nil
+		return err
+	})
 }
 
 // MessageCount returns the number of agentMessages rows of one chat.
@@ -420,30 +412,80 @@ func (s *Snap) MessageCount(ctx context.Context, chatID string) (int, error) {
 		return 0, &NoMessagesTableError{Path: s.d.path, Version: s.schema.Version}
 	}
 	var n int
-	err := s.tx.QueryRowContext(ctx, `SELECT count(*) FROM `+TableMessages+` WHERE agent_instance_id=?`, chatID).Scan(&n)
+	err := s.c.query(ctx, `SELECT count(*) FROM `+TableMessages+` WHERE agent_instance_id=?`, []string{chatID}, func(st *stmt) error {
+		n = int(st.integer(0))
+		return nil
+	})
 	if err != nil {
 		return 0, s.d.wrapErr(err)
 	}
 	return n, nil
 }
 
-// textOf renders a scanned column value as text the way SQLite's own
-// text conversion would; null is true for SQL NULL.
-func textOf(v any) (s string, null bool) {
-	switch x := v.(type) {
-	case nil:
-		return "", true
-	case string:
-		return x, false
-	case []byte:
-		return string(x), false
-	case int64:
-		return strconv.FormatInt(x, 10), false
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), false
-	default:
-		return fmt.Sprint(x), false
+// Text is memory a Snap copies the texts of rows into (MessagesIn), to be
+// used again for the next rows: once it has grown to a chat's size,
+// reading a chat allocates nothing for its texts. The strings of rows read
+// into a Text point into its memory; reading into it again overwrites
+// them, so they must no longer be in use by then. The zero Text is ready.
+type Text struct {
+	b []byte
+	n int // bytes added since the read began, over all chunks
+}
+
+// Size returns the bytes of memory t holds.
+func (t *Text) Size() int { return cap(t.b) }
+
+// Scramble overwrites t's memory with 0xff bytes: a test that recycles a
+// Text scrambles it first, so that a string still in use shows.
+func (t *Text) Scramble() {
+	b := t.b[:cap(t.b)]
+	for i := range b {
+		b[i] = 0xff
 	}
+}
+
+// add copies b into t's memory. When there is no room left, t moves on to
+// a new chunk, large enough for twice what this read has needed so far,
+// so that the next read of a chat as large fits in it; the strings made
+// so far keep the old chunk alive.
+func (t *Text) add(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	t.n += len(b)
+	if cap(t.b)-len(t.b) < len(b) {
+		t.b = make([]byte, 0, max(2*cap(t.b), 2*t.n, 64<<10))
+	}
+	i := len(t.b)
+	t.b = append(t.b, b...)
+	return unsafe.String(&t.b[i], len(b))
+}
+
+// textOf reads column i of the current row as text, copied into t (t nil:
+// into a string of its own). A number is rendered as Go renders the value,
+// as the database/sql driver gave it before; null is true for SQL NULL.
+func textOf(st *stmt, i int, t *Text) (s string, null bool) {
+	switch sqlite3.Xsqlite3_column_type(st.c.tls, st.p, int32(i)) {
+	case sqlite3.SQLITE_NULL:
+		return "", true
+	case sqlite3.SQLITE_INTEGER:
+		return strconv.FormatInt(st.integer(i), 10), false
+	case sqlite3.SQLITE_FLOAT:
+		return strconv.FormatFloat(sqlite3.Xsqlite3_column_double(st.c.tls, st.p, int32(i)), 'g', -1, 64), false
+	}
+	b, _ := st.bytes(i)
+	if t == nil {
+		return string(b), false
+	}
+	return t.add(b), false
+}
+
+// integerOf reads column i of the current row leniently, as intOf.
+func integerOf(st *stmt, i int) int64 {
+	if sqlite3.Xsqlite3_column_type(st.c.tls, st.p, int32(i)) == sqlite3.SQLITE_INTEGER {
+		return st.integer(i)
+	}
+	return intOf(st.value(i))
 }
 
 // intOf reads an integer column leniently (REAL is truncated, text parsed,

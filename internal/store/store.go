@@ -12,6 +12,10 @@
 // it. In rollback-journal mode a long snapshot holds a SHARED lock and the
 // app's commits wait for it (busy_timeout on the app side).
 //
+// The package calls SQLite's C API as modernc.org/sqlite/lib translates it
+// to Go, not database/sql (see sqlite.go): a row's text is read in place
+// and copied once, into memory the caller may use again (Text).
+//
 // SQLite reads the file through a read-only memory mapping (mmap_size),
 // remapped every few megabytes so that the mapped pages do not pile up in
 // the resident set. SQLite never shrinks the file below a snapshot still
@@ -23,7 +27,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -35,7 +38,7 @@ import (
 	"strconv"
 	"strings"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Table names of the stagewise schema.
@@ -131,17 +134,18 @@ type schemaInfo struct {
 	Notes []string
 }
 
-// DB is a read-only stagewise database.
+// DB is a read-only stagewise database. It holds no connection open: each
+// Snap has its own.
 type DB struct {
 	path   string // as given by the caller, for messages
-	db     *sql.DB
+	uri    string
 	schema schemaInfo
 }
 
-// DSN returns the modernc.org/sqlite data source name Open uses for path:
-// a file: URI with the path percent-escaped, mode=ro, and the busy_timeout,
-// query_only and mmap_size pragmas.
-func DSN(path string) (string, error) {
+// URI returns the SQLite URI Open uses for path: a file: URI with the path
+// percent-escaped and mode=ro (never immutable). Every connection then runs
+// with the busy_timeout, query_only and mmap_size pragmas.
+func URI(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
@@ -154,12 +158,27 @@ func DSN(path string) (string, error) {
 	// end or alter the path part of the URI, and keeps '/'.
 	u := url.URL{Path: p}
 	esc := u.EscapedPath()
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMS)+")")
-	q.Add("_pragma", "query_only(1)")
-	q.Add("_pragma", "mmap_size("+strconv.FormatInt(mmapRequest, 10)+")")
-	return "file:" + esc + "?" + q.Encode(), nil
+	return "file:" + esc + "?mode=ro", nil
+}
+
+// connect opens a connection of d's with its pragmas set.
+func (d *DB) connect(ctx context.Context) (*conn, error) {
+	c, err := openConn(d.uri)
+	if err != nil {
+		return nil, d.wrapErr(err)
+	}
+	err = c.busyTimeout(busyTimeoutMS)
+	if err == nil {
+		err = c.exec(ctx, "PRAGMA query_only=1")
+	}
+	if err == nil {
+		err = c.exec(ctx, "PRAGMA mmap_size="+strconv.FormatInt(mmapRequest, 10))
+	}
+	if err != nil {
+		c.close() //nolint:errcheck // the first error is the one to report
+		return nil, d.wrapErr(err)
+	}
+	return c, nil
 }
 
 // checkHeader makes sure path is an existing, non-empty SQLite 3 file.
@@ -204,39 +223,39 @@ func OpenContext(ctx context.Context, path string) (*DB, error) {
 	if err := checkHeader(path); err != nil {
 		return nil, err
 	}
-	dsn, err := DSN(path)
+	uri, err := URI(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open stagewise database %s: %w", path, err)
 	}
-	sdb, err := sql.Open("sqlite", dsn)
+	d := &DB{path: path, uri: uri}
+	c, err := d.connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open stagewise database %s: %w", path, err)
+		return nil, err
 	}
-	d := &DB{path: path, db: sdb}
-	tx, err := sdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		sdb.Close()
+	defer c.close() //nolint:errcheck // read-only
+	if err := c.exec(ctx, "BEGIN"); err != nil {
 		return nil, d.wrapErr(err)
 	}
-	d.schema, err = readSchema(ctx, tx, path)
-	tx.Rollback() //nolint:errcheck // read-only
-	if err != nil {
-		sdb.Close()
+	if d.schema, err = readSchema(ctx, c, path); err != nil {
 		return nil, d.wrapErr(err)
 	}
 	return d, nil
 }
 
-// wrapErr turns SQLite's "file is not a database" into a NotAgentDBError.
+// wrapErr turns SQLite's "file is not a database" and "database disk image
+// is malformed" into a NotAgentDBError and says which file any other error
+// is about.
 func (d *DB) wrapErr(err error) error {
 	var na *NotAgentDBError
 	if errors.As(err, &na) {
 		return err
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB") ||
-		strings.Contains(msg, "database disk image is malformed") {
-		return &NotAgentDBError{Path: d.path, Reason: oneLine(msg)}
+	var se *sqliteError
+	if errors.As(err, &se) && (se.code == sqlite3.SQLITE_NOTADB || se.code == sqlite3.SQLITE_CORRUPT) {
+		return &NotAgentDBError{Path: d.path, Reason: oneLine(se.Error())}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
 	}
 	return fmt.Errorf("reading %s: %w", d.path, err)
 }
@@ -248,37 +267,22 @@ func oneLine(s string) string {
 	return s
 }
 
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func readSchema(ctx context.Context, q querier, path string) (schemaInfo, error) {
+func readSchema(ctx context.Context, c *conn, path string) (schemaInfo, error) {
 	s := schemaInfo{Tables: map[string][]string{}}
-	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`)
-	if err != nil {
-		return s, err
-	}
 	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return s, err
-		}
+	err := c.query(ctx, `SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`, nil, func(st *stmt) error {
+		n, _ := st.text(0)
 		names = append(names, n)
-	}
-	if err := rows.Close(); err != nil {
-		return s, err
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return s, err
 	}
 	if len(names) == 0 {
 		return s, &NotAgentDBError{Path: path, Reason: "it has no tables"}
 	}
 	for _, n := range names {
-		cols, err := tableColumns(ctx, q, n)
+		cols, err := tableColumns(ctx, c, n)
 		if err != nil {
 			return s, err
 		}
@@ -292,13 +296,19 @@ func readSchema(ctx context.Context, q querier, path string) (schemaInfo, error)
 		return s, nil
 	}
 	var v any
-	err = q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='version'`).Scan(&v)
+	found := false
+	err = c.query(ctx, `SELECT value FROM meta WHERE key='version'`, nil, func(st *stmt) error {
+		if !found {
+			v, found = st.value(0), true
+		}
+		return nil
+	})
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		s.Notes = append(s.Notes, "meta table has no 'version' key: schema version taken as 0")
-		return s, nil
 	case err != nil:
 		return s, err
+	case !found:
+		s.Notes = append(s.Notes, "meta table has no 'version' key: schema version taken as 0")
+		return s, nil
 	}
 	var txt string
 	switch x := v.(type) {
@@ -308,8 +318,6 @@ func readSchema(ctx context.Context, q querier, path string) (schemaInfo, error)
 	case nil:
 		s.Notes = append(s.Notes, "meta 'version' is NULL: schema version taken as 0")
 		return s, nil
-	case []byte:
-		txt = string(x)
 	case string:
 		txt = x
 	default:
@@ -324,21 +332,14 @@ func readSchema(ctx context.Context, q querier, path string) (schemaInfo, error)
 	return s, nil
 }
 
-func tableColumns(ctx context.Context, q querier, table string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+func tableColumns(ctx context.Context, c *conn, table string) ([]string, error) {
 	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		cols = append(cols, c)
-	}
-	return cols, rows.Err()
+	err := c.query(ctx, `SELECT name FROM pragma_table_info(?)`, []string{table}, func(st *stmt) error {
+		n, _ := st.text(0)
+		cols = append(cols, n)
+		return nil
+	})
+	return cols, err
 }
 
 // Path returns the path Open was given.
@@ -373,8 +374,9 @@ func (d *DB) Tables() []string {
 	return out
 }
 
-// Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+// Close releases the database. It holds no connection between snapshots,
+// so there is nothing to fail; a Snap must be closed on its own.
+func (d *DB) Close() error { return nil }
 
 func hasTable(s schemaInfo, t string) bool { _, ok := s.Tables[t]; return ok }
 

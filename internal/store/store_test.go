@@ -385,14 +385,14 @@ func TestOddPathNames(t *testing.T) {
 	d.Close()
 }
 
-func TestDSN(t *testing.T) {
-	got, err := DSN("/tmp/a #b?c%d e.sqlite")
+func TestURI(t *testing.T) {
+	got, err := URI("/tmp/a #b?c%d e.sqlite")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "file:/tmp/a%20%23b%3Fc%25d%20e.sqlite?_pragma=busy_timeout%285000%29&_pragma=query_only%281%29&_pragma=mmap_size%281099511627776%29&mode=ro"
+	want := "file:/tmp/a%20%23b%3Fc%25d%20e.sqlite?mode=ro"
 	if got != want {
-		t.Fatalf("DSN\n got %s\nwant %s", got, want)
+		t.Fatalf("URI\n got %s\nwant %s", got, want)
 	}
 	if strings.Contains(got, "immutable") {
 		t.Fatal("immutable")
@@ -501,20 +501,15 @@ func TestQueryPlans(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plans.sqlite")
 	createV9(t, path).Close()
 	s := snapT(t, openT(t, path))
-	plan := func(q string, args ...any) string {
-		rows, err := s.tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+	plan := func(q string, args ...string) string {
+		var out []string
+		err := s.c.query(ctx, "EXPLAIN QUERY PLAN "+q, args, func(st *stmt) error {
+			detail, _ := st.text(3)
+			out = append(out, detail)
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var id, parent, notused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, detail)
 		}
 		return strings.Join(out, "; ")
 	}
