@@ -346,7 +346,6 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				}
 				budget.Release(j.outBytes)
 				j.out = nil
-				recycle(texts, j)
 				close(j.done)
 			}
 		}()
@@ -359,6 +358,7 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				if err := x.process(j); err != nil {
 					fail(err)
 				}
+				recycle(texts, j)
 				j.outBytes = min(j.bundleBytes(), writeBudget)
 				_ = budget.Acquire(context.Background(), j.outBytes) // never fails without a deadline
 				toWrite <- j
@@ -430,12 +430,12 @@ const (
 )
 
 // recycle hands the memory of the job's row texts back to the reader. It
-// is called once the chat's bundles are written: a bundle file may be a
-// string read straight from a row (a briefing without escapes is), and
-// nothing else decoded from the rows is in use by then (warnings and
-// results are built in memory of their own). Under go test the memory is
-// scrambled first, so that anything still pointing into it shows in the
-// test's output (TestRecycledTextsNotInUse).
+// is called once the chat is processed: its bundles, warnings and results
+// are built in memory of their own (the briefing, which may be a string
+// read straight from a row, is copied), and nothing decoded from the rows
+// is in use any more. Under go test the memory is scrambled first, so
+// that anything still pointing into it shows in the test's output
+// (TestRecycledTextsNotInUse).
 func recycle(texts chan<- *store.Text, j *job) {
 	t := j.text
 	j.text = nil
@@ -627,7 +627,7 @@ func (x *extractor) process(j *job) error {
 			{FileSystemPrompt, system},
 			{FileUserMessage, readOnlyBytes(user)},
 			{FileCompact, readOnlyBytes(compact)},
-			{FileActualOutput, readOnlyBytes(actual)},
+			{FileActualOutput, []byte(actual)}, // a copy: actual may point into the rows' text, which goes round
 			{FileMetadata, md.AppendJSON(nil)},
 		}})
 		j.res.Bundles++

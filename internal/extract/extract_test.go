@@ -681,10 +681,10 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 }
 
 // TestRecycledTextsNotInUse: the memory of a chat's row texts is handed
-// to a later chat once the chat is written, and scrambled under go test.
-// Briefings without escapes are read straight from that memory, so a
-// bundle written after its chat's texts went round would hold 0xff bytes
-// or another chat's text.
+// to a later chat once the chat is processed, and scrambled under go
+// test. Briefings without escapes are read straight from that memory, so
+// a bundle still pointing into it would hold 0xff bytes or another chat's
+// text by the time it is written.
 func TestRecycledTextsNotInUse(t *testing.T) {
 	var chats []tChat
 	for i := 0; i < 40; i++ {
