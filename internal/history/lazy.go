@@ -379,7 +379,11 @@ func checkNumber(s string, i int) int {
 func checkString(s string, i int) int {
 	i++ // "
 	for {
-		i = scanPlain(s, i)
+		if haveAVX2 && len(s) >= 32 { // scanPlain, one call less
+			i, _ = scanPlainAVX2(s, i)
+		} else {
+			i = scanPlainWords(s, i)
+		}
 		if i >= len(s) {
 			return -1
 		}

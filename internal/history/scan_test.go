@@ -27,6 +27,63 @@ func BenchmarkSkipString(b *testing.B) {
 	}
 }
 
+// refScan is scanPlain one byte at a time, with the high flag of
+// scanPlainAVX2.
+func refScan(s string, i int) (int, bool) {
+	high := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return i, high
+		}
+		if c >= 0x80 {
+			high = true
+		}
+	}
+	return len(s), high
+}
+
+// TestScanPlainImplementations: the word loop and, where the CPU has it,
+// the AVX2 assembly against a byte loop, from every start, on texts of 32
+// to 130 bytes (whole blocks and every size of last, partial block) with
+// a special byte at every position, or none, behind every kind of plain
+// byte, high ones included.
+func TestScanPlainImplementations(t *testing.T) {
+	if !haveAVX2 {
+		t.Log("no AVX2 on this machine: only the word loop is checked")
+	}
+	fills := []byte{'a', 0x7f, 0x80, 0xff, 0x21, ' '}
+	for n := 32; n <= 130; n++ {
+		for _, fill := range fills {
+			for _, special := range []byte{0, '"', '\\', 0x00, 0x1f} {
+				for at := 0; at < n; at += 1 + n/40 {
+					b := []byte(strings.Repeat(string([]byte{fill}), n))
+					b[n/3] = 'x' // a plain ASCII byte among high ones
+					if special != 0 {
+						b[at] = special
+					}
+					s := string(b)
+					for start := 0; start <= n; start++ {
+						want, wantHigh := refScan(s, start)
+						if got := scanPlainWords(s, start); got != want {
+							t.Fatalf("words: n %d fill %#x special %#x at %d start %d: %d, want %d", n, fill, special, at, start, got, want)
+						}
+						if !haveAVX2 {
+							continue
+						}
+						if got, high := scanPlainAVX2(s, start); got != want || high != wantHigh {
+							t.Fatalf("AVX2: n %d fill %#x special %#x at %d start %d: %d %v, want %d %v", n, fill, special, at, start, got, high, want, wantHigh)
+						}
+					}
+					if special == 0 {
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestScanPlainFindsTheFirstSpecialByte: every position and kind of byte
 // that ends a plain run, behind every run length (so each byte of a word
 // and the tail are covered), with borrow-prone neighbours.

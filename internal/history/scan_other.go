@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package history
+
+func scanPlainAVX2(s string, i int) (int, bool) { panic("no AVX2 here") }
+
+const haveAVX2 = false
