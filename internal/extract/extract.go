@@ -218,7 +218,7 @@ type job struct {
 	seq   int
 	chat  store.Chat
 	rows  []store.MessageRow
-	text  *store.Text // the memory of rows' texts, recycled once the bundles are written
+	mem   *chatMem // the memory of the rows' texts and decoded values, recycled once processed
 	hist  string
 	hnull bool
 	res   ChatResult
@@ -270,11 +270,12 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	ordered := make(chan *job, 4096)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The memory of the rows' texts goes round: the writer hands it back
-	// once a chat's bundles are on disk, and the reader copies the next
-	// chat's rows into it. That saves allocating (and zeroing, and
-	// collecting) the whole database's text once more.
-	texts := make(chan *store.Text, textsKept)
+	// The memory of a chat's texts and decoded values goes round: a
+	// worker hands it back once the chat is processed, and the reader
+	// copies the next chat's rows into it. That saves allocating (and
+	// zeroing, and collecting) the whole database's text, and more than
+	// as much in values, once more.
+	spare := make(chan *chatMem, memsKept)
 
 	var readErr error
 	go func() {
@@ -285,11 +286,11 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 			var err error
 			if x.opts.Source == SourceMessages {
 				select {
-				case j.text = <-texts:
+				case j.mem = <-spare:
 				default:
-					j.text = new(store.Text)
+					j.mem = &chatMem{arena: history.NewArena()}
 				}
-				j.rows, err = snap.MessagesIn(ctx, c.ID, j.text)
+				j.rows, err = snap.MessagesIn(ctx, c.ID, &j.mem.text)
 			} else {
 				j.hist, j.hnull, err = snap.History(ctx, c.ID)
 			}
@@ -358,7 +359,7 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				if err := x.process(j); err != nil {
 					fail(err)
 				}
-				recycle(texts, j)
+				recycle(spare, j)
 				j.outBytes = min(j.bundleBytes(), writeBudget)
 				_ = budget.Acquire(context.Background(), j.outBytes) // never fails without a deadline
 				toWrite <- j
@@ -422,31 +423,40 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	return nil
 }
 
-// textsKept is how many texts wait for their next chat at most; textKept
-// the largest size one may have and still be kept.
+// chatMem is the memory of one chat on its way: its rows' texts and the
+// values decoded from them.
+type chatMem struct {
+	text  store.Text
+	arena *history.Arena
+}
+
+// memsKept is how many chatMems wait for their next chat at most; memKept
+// the largest size one may have and still be kept (a huge chat's memory
+// is left to the collector).
 const (
-	textsKept = 32
-	textKept  = 32 << 20
+	memsKept = 32
+	memKept  = 64 << 20
 )
 
-// recycle hands the memory of the job's row texts back to the reader. It
-// is called once the chat is processed: its bundles, warnings and results
-// are built in memory of their own (the briefing, which may be a string
-// read straight from a row, is copied), and nothing decoded from the rows
-// is in use any more. Under go test the memory is scrambled first, so
-// that anything still pointing into it shows in the test's output
-// (TestRecycledTextsNotInUse).
-func recycle(texts chan<- *store.Text, j *job) {
-	t := j.text
-	j.text = nil
-	if t == nil || t.Size() > textKept {
+// recycle hands the memory of the job's texts and values back to the
+// reader. It is called once the chat is processed: its bundles, warnings
+// and results are built in memory of their own (the briefing, which may
+// be a string read straight from a row, is copied), and nothing decoded
+// from the rows is in use any more. The arena's values are cleared; under
+// go test the texts are scrambled too, so that anything still pointing
+// into them shows in the test's output (TestRecycledTextsNotInUse).
+func recycle(spare chan<- *chatMem, j *job) {
+	m := j.mem
+	j.mem = nil
+	if m == nil || m.text.Size()+m.arena.Size() > memKept {
 		return
 	}
+	m.arena.Reset()
 	if testing.Testing() {
-		t.Scramble()
+		m.text.Scramble()
 	}
 	select {
-	case texts <- t:
+	case spare <- m:
 	default:
 	}
 }
@@ -475,7 +485,13 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 		}
 		return msgs, true
 	}
-	ar := history.NewArena() // the chat's messages live and die together
+	// The chat's messages live and die together, in one arena.
+	var ar *history.Arena
+	if j.mem != nil {
+		ar = j.mem.arena
+	} else {
+		ar = history.NewArena()
+	}
 	// The metadata first: it says where the last compression point is.
 	// The parts after it are never serialized, so they are only checked
 	// (history.RowPartsIn with unread). The values and the errors are

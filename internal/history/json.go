@@ -112,33 +112,116 @@ type slab struct {
 	lazy  []lazySrc
 	offs  []int32
 	hint  int // size of the next value chunk
+	// keep, for an Arena's slab, lists the chunks started, and those an
+	// earlier use left, to hand out again.
+	keep *arenaChunks
 }
 
-// reset starts a slab for a text of n bytes; chunks start small (smaller
-// still for a short text, such as a lazy container's) and double, so a
-// message with few values wastes little.
+// reset starts a slab of its own for a text of n bytes; chunks start
+// small (smaller still for a short text, such as a lazy container's) and
+// double, so a message with few values wastes little.
 func (a *slab) reset(n int) {
-	a.vals, a.keys, a.conts, a.lazy, a.offs = nil, nil, nil, nil, nil
-	a.hint = min(max(n/32, 4), 16)
+	*a = slab{hint: min(max(n/32, 4), 16)}
 }
 
 // Arena lends the chunks of one slab to many decodes whose values live
 // and die together, such as the messages of one chat: the chunks grow to
 // their full size once rather than once per message, which saves most of
 // the allocations. A value decoded in an arena keeps the arena's chunks,
-// and so the other values' memory, alive. Not safe for concurrent use
-// (values decoded in it are, as any others).
+// and so the other values' memory, alive. Reset hands the chunks out
+// again, for the next chat. Not safe for concurrent use (values decoded
+// in it are, as any others).
 type Arena struct{ a slab }
 
 // NewArena returns an empty arena.
-func NewArena() *Arena { return &Arena{a: slab{hint: 16}} }
+func NewArena() *Arena { return &Arena{a: slab{hint: 16, keep: new(arenaChunks)}} }
+
+// Reset clears every value decoded in a, and lends their memory to the
+// decodes that follow instead of allocating more: nothing decoded in a
+// before may be in use any more (it would read as undefined, or as a
+// later value). Values too large for a chunk, and lazy containers
+// decoded since, have memory of their own and are not affected.
+func (a *Arena) Reset() {
+	k := a.a.keep
+	k.vals.reset()
+	k.keys.reset()
+	k.conts.reset()
+	k.lazy.reset()
+	k.offs.reset()
+	a.a = slab{hint: 16, keep: k}
+}
+
+// Size returns the bytes of the chunks a holds.
+func (a *Arena) Size() int {
+	k := a.a.keep
+	return k.vals.size() + k.keys.size() + k.conts.size() + k.lazy.size() + k.offs.size()
+}
+
+// arenaChunks are the chunks of an Arena, by kind.
+type arenaChunks struct {
+	vals  chunkList[Value]
+	keys  chunkList[string]
+	conts chunkList[Container]
+	lazy  chunkList[lazySrc]
+	offs  chunkList[int32]
+}
+
+// chunkList keeps the chunks of one kind an Arena has started (used) and
+// those it may start again (spare, cleared).
+type chunkList[T any] struct{ used, spare [][]T }
+
+// take returns an empty chunk with room for n elements: a spare one when
+// the last spare is large enough, else a new one.
+func (l *chunkList[T]) take(n int) []T {
+	var c []T
+	if k := len(l.spare); k > 0 && cap(l.spare[k-1]) >= n {
+		c = l.spare[k-1][:0]
+		l.spare[k-1] = nil
+		l.spare = l.spare[:k-1]
+	} else {
+		c = make([]T, 0, n)
+	}
+	l.used = append(l.used, c)
+	return c
+}
+
+func (l *chunkList[T]) size() int {
+	n := 0
+	for _, cs := range [2][][]T{l.used, l.spare} {
+		for _, c := range cs {
+			n += cap(c)
+		}
+	}
+	var t T
+	return n * int(unsafe.Sizeof(t))
+}
+
+// reset clears the chunks used and makes them spare, the last used (the
+// largest) to be taken first.
+func (l *chunkList[T]) reset() {
+	for _, c := range l.used {
+		clear(c[:cap(c)])
+	}
+	l.spare = append(l.spare, l.used...)
+	clear(l.used)
+	l.used = l.used[:0]
+}
+
+// chunk returns a new, empty chunk of n elements for a: an Arena's spare
+// one or a new one.
+func chunk[T any](a *slab, l func(*arenaChunks) *chunkList[T], n int) []T {
+	if a.keep != nil {
+		return l(a.keep).take(n)
+	}
+	return make([]T, 0, n)
+}
 
 func (a *slab) values(n int) []Value {
 	if n > a.hint/2 {
 		return make([]Value, n)
 	}
 	if len(a.vals)+n > cap(a.vals) {
-		a.vals = make([]Value, 0, a.hint)
+		a.vals = chunk(a, func(k *arenaChunks) *chunkList[Value] { return &k.vals }, a.hint)
 		a.hint = min(a.hint*2, 2048)
 	}
 	return carve(&a.vals, n)
@@ -149,7 +232,7 @@ func (a *slab) strings(n int) []string {
 		return make([]string, n)
 	}
 	if len(a.keys)+n > cap(a.keys) {
-		a.keys = make([]string, 0, a.hint/2)
+		a.keys = chunk(a, func(k *arenaChunks) *chunkList[string] { return &k.keys }, a.hint/2)
 	}
 	return carve(&a.keys, n)
 }
@@ -160,14 +243,14 @@ func (a *slab) offsets(n int) []int32 {
 		return make([]int32, n)
 	}
 	if len(a.offs)+n > cap(a.offs) {
-		a.offs = make([]int32, 0, a.hint)
+		a.offs = chunk(a, func(k *arenaChunks) *chunkList[int32] { return &k.offs }, a.hint)
 	}
 	return carve(&a.offs, n)
 }
 
 func (a *slab) container() *Container {
 	if len(a.conts) == cap(a.conts) {
-		a.conts = make([]Container, 0, max(a.hint/4, 1))
+		a.conts = chunk(a, func(k *arenaChunks) *chunkList[Container] { return &k.conts }, max(a.hint/4, 1))
 	}
 	return &carve(&a.conts, 1)[0]
 }
@@ -175,7 +258,7 @@ func (a *slab) container() *Container {
 // lazySrc returns a zero lazySrc of the slab's.
 func (a *slab) lazySrc() *lazySrc {
 	if len(a.lazy) == cap(a.lazy) {
-		a.lazy = make([]lazySrc, 0, max(a.hint/8, 1))
+		a.lazy = chunk(a, func(k *arenaChunks) *chunkList[lazySrc] { return &k.lazy }, max(a.hint/8, 1))
 	}
 	return &carve(&a.lazy, 1)[0]
 }

@@ -356,3 +356,56 @@ func TestArenaRows(t *testing.T) {
 	}
 	check("after changes", 2)
 }
+
+// TestArenaReset: an arena reset and used again decodes the same values
+// as a new one, in the memory of its first use (it does not grow), and
+// what was decoded in it before reads as cleared.
+func TestArenaReset(t *testing.T) {
+	ar := NewArena()
+	decodeAll := func() []Value {
+		var out []Value
+		for i, text := range lazyTexts {
+			for _, r := range [][2]string{{text, `{"json":{"i":1}}`}, {`{"json":[]}`, text}} {
+				v, err := rowIn(ar, fmt.Sprint(i), r[0], r[1])
+				if err == nil {
+					out = append(out, v)
+				}
+			}
+		}
+		return out
+	}
+	first := decodeAll()
+	size := ar.Size()
+	if size == 0 {
+		t.Fatal("Size is 0 after decoding")
+	}
+	old := first[0]
+	ar.Reset()
+	if old.Get("id").Kind() != Undefined {
+		t.Errorf("a value decoded before Reset still reads %v", old.Get("id"))
+	}
+	for round := range 3 {
+		again := decodeAll()
+		if len(again) != len(first) {
+			t.Fatalf("round %d: %d values, want %d", round, len(again), len(first))
+		}
+		fresh := NewArena()
+		k := 0
+		for i, text := range lazyTexts {
+			for _, r := range [][2]string{{text, `{"json":{"i":1}}`}, {`{"json":[]}`, text}} {
+				want, err := rowIn(fresh, fmt.Sprint(i), r[0], r[1])
+				if err != nil {
+					continue
+				}
+				if d := deepDiff(want, again[k], map[[2]*Container]bool{}, "$"); d != "" {
+					t.Fatalf("round %d, value %d: %s", round, k, d)
+				}
+				k++
+			}
+		}
+		if ar.Size() != size {
+			t.Errorf("round %d: the arena went from %d to %d bytes", round, size, ar.Size())
+		}
+		ar.Reset()
+	}
+}
