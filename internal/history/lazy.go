@@ -102,6 +102,7 @@ func scanSimpleValues(s string, i int, a *slab) (end int, first []string, ok boo
 	var buf [8]string
 	n := 0
 	var more []string     // past eight
+	last := "\x00"        // the first segment of the last path: none yet
 	i = skipSpace(s, i+1) // {
 	if i < len(s) && s[i] == '}' {
 		return i + 1, nil, true
@@ -114,13 +115,17 @@ func scanSimpleValues(s string, i int, a *slab) (end int, first []string, ok boo
 		// stops the scan first, and a byte past ASCII is found a word at
 		// a time. Every key superjson refuses has an 'o'.
 		ks := i + 1
-		if i = scanPlain(s, ks); i >= len(s) || s[i] != '"' {
+		var high bool
+		if haveAVX2 && len(s) >= 32 {
+			i, high = scanPlainAVX2(s, ks)
+		} else {
+			i = scanPlainWords(s, ks)
+			high = i < len(s) && !isASCII(s[ks:i])
+		}
+		if i >= len(s) || s[i] != '"' || high {
 			return 0, nil, false
 		}
 		key := s[ks:i]
-		if !isASCII(key) {
-			return 0, nil, false
-		}
 		if strings.IndexByte(key, 'o') >= 0 {
 			for _, bad := range [...]string{"__proto__", "prototype", "constructor"} {
 				if strings.Contains(key, bad) {
@@ -128,17 +133,23 @@ func scanSimpleValues(s string, i int, a *slab) (end int, first []string, ok boo
 				}
 			}
 		}
-		f := key
-		if dot := strings.IndexByte(key, '.'); dot >= 0 {
-			f = key[:dot]
-		}
-		if !slices.Contains(buf[:n], f) && !slices.Contains(more, f) {
-			if n < len(buf) {
-				buf[n] = f
-				n++
-			} else {
-				more = append(more, f)
+		// Paths come grouped (partsMetadata.0.startedAt,
+		// partsMetadata.0.endedAt, ...): most start with the last first
+		// segment seen.
+		if !(len(key) > len(last) && key[len(last)] == '.' && key[:len(last)] == last) && key != last {
+			f := key
+			if dot := strings.IndexByte(key, '.'); dot >= 0 {
+				f = key[:dot]
 			}
+			if !slices.Contains(buf[:n], f) && !slices.Contains(more, f) {
+				if n < len(buf) {
+					buf[n] = f
+					n++
+				} else {
+					more = append(more, f)
+				}
+			}
+			last = f
 		}
 		i = skipSpace(s, i+1)
 		if i >= len(s) || s[i] != ':' {
@@ -376,6 +387,20 @@ func checkNumber(s string, i int) int {
 	return end
 }
 
+// checkKey is checkString for an object's key; plain reports whether the
+// key's text is printable ASCII without an escape (plainASCII), which the
+// AVX2 scan finds out on the way.
+func checkKey(s string, i int) (end int, plain bool) {
+	if haveAVX2 && len(s) >= 32 {
+		if j, high := scanPlainAVX2(s, i+1); j < len(s) && s[j] == '"' {
+			return j + 1, !high
+		}
+		return checkString(s, i), false // an escape, or an error
+	}
+	end = checkString(s, i)
+	return end, end >= 0 && plainASCII(s[i+1:end-1])
+}
+
 func checkString(s string, i int) int {
 	i++ // "
 	for {
@@ -460,7 +485,13 @@ func checkObjectKeys(s string, i, depth int, keys *uniqKeys) int {
 			return -1
 		}
 		ks := i + 1
-		if i = checkString(s, i); i < 0 {
+		var plain bool
+		if keys != nil {
+			i, plain = checkKey(s, i)
+		} else {
+			i = checkString(s, i)
+		}
+		if i < 0 {
 			return -1
 		}
 		key := s[ks : i-1]
@@ -470,7 +501,7 @@ func checkObjectKeys(s string, i, depth int, keys *uniqKeys) int {
 		}
 		i = skipSpace(s, i+1)
 		if keys != nil {
-			keys.add(key, i)
+			keys.addKnown(key, i, plain)
 		}
 		if i = checkValue(s, i, depth); i < 0 {
 			return -1
@@ -506,10 +537,18 @@ type uniqKeys struct {
 
 // add follows key, whose value starts at offset at.
 func (u *uniqKeys) add(key string, at int) {
+	if !u.no {
+		u.addKnown(key, at, plainASCII(key))
+	}
+}
+
+// addKnown is add for a key already known to be plain or not (see
+// plainASCII).
+func (u *uniqKeys) addKnown(key string, at int, plain bool) {
 	if u.no {
 		return
 	}
-	if u.n == maxUniqKeys || at > math.MaxInt32 || !plainASCII(key) {
+	if u.n == maxUniqKeys || at > math.MaxInt32 || !plain {
 		u.no = true
 		return
 	}

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -407,5 +408,41 @@ func TestArenaReset(t *testing.T) {
 			t.Errorf("round %d: the arena went from %d to %d bytes", round, size, ar.Size())
 		}
 		ar.Reset()
+	}
+}
+
+// TestScanSimpleValues: the first segments of a meta.values tree, grouped
+// or not, a path beginning like another (ab after a) included; and the
+// trees that are not simple.
+func TestScanSimpleValues(t *testing.T) {
+	pad := strings.Repeat(" ", 40) // texts long enough for the AVX2 scan too
+	for _, tt := range []struct {
+		tree  string
+		first []string // nil: not simple
+	}{
+		{`{"a.0":["Date"],"a.1":["Date"],"b":["undefined"],"a.2":["Date"],"ab.0":["Date"],"a":["Date"],"ab":["undefined"]}`, []string{"a", "b", "ab"}},
+		{`{"createdAt":["Date"],"partsMetadata.0.startedAt":["Date"],"partsMetadata.0.endedAt":["Date"],"partsMetadata.1.startedAt":["Date"]}`, []string{"createdAt", "partsMetadata"}},
+		{`{}`, []string{}},
+		{`{"x.é":["Date"]}`, nil},
+		{`{"x\n":["Date"]}`, nil},
+		{`{"a.__proto__":["Date"]}`, nil},
+		{`{"a":["map"]}`, nil},
+		{`{"a":["Date"],}`, nil},
+	} {
+		for _, text := range []string{tt.tree, tt.tree + pad} {
+			var a slab
+			a.reset(len(text))
+			end, first, ok := scanSimpleValues(text, 0, &a)
+			if ok != (tt.first != nil) {
+				t.Errorf("%s: ok %v", tt.tree, ok)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			if end != len(tt.tree) || !slices.Equal(first, tt.first) && !(len(first) == 0 && len(tt.first) == 0) {
+				t.Errorf("%s: end %d first %q, want %d %q", tt.tree, end, first, len(tt.tree), tt.first)
+			}
+		}
 	}
 }

@@ -17,4 +17,5 @@ func TestWithoutAVX2(t *testing.T) {
 	t.Run("InvalidUTF8DecodesAsNodeDoes", TestInvalidUTF8DecodesAsNodeDoes)
 	t.Run("SuperJSONMatchesNode", TestSuperJSONMatchesNode)
 	t.Run("LazySameAsEager", TestLazySameAsEager)
+	t.Run("ScanSimpleValues", TestScanSimpleValues)
 }
