@@ -5,10 +5,11 @@
 # messages, bundles, wall seconds of each (median of REPS runs), the ratio,
 # throughput and compact's peak RSS (the largest of the runs).
 #
-# It also times bench/readrows, which reads the same rows through compact's
-# own pure-Go SQLite driver and does nothing else: go_read_s, and
+# It also times bench/readrows, which reads the same rows the way extract
+# does (compact's store package, pure-Go SQLite through its C API, texts
+# copied into memory used again) and does nothing else: go_read_s, and
 # ratio_go = compact / (go_read + cp -r), show how much of the gap is the
-# driver alone.
+# reading alone.
 #
 #   bench/extract.sh               # about 500 MB and 2 GB, 3 runs each
 #   SIZES="450" REPS=5 bench/extract.sh
@@ -106,7 +107,7 @@ done
 printf '%-8s %9s %9s %8s %9s %9s %9s %7s %9s %8s %9s %8s\n' size db_MB messages bundles compact_s sqlite_s cp_s ratio MB_per_s rss_MB go_read_s ratio_go
 printf '%s\n' "${report[@]}"
 echo "medians of $REPS runs; ratio = compact / (sqlite3 + cp -r); goal: at most 1.2 at both sizes, peak RSS under 256 MB"
-echo "go_read = the same rows read through compact's pure-Go SQLite driver, nothing else; ratio_go = compact / (go_read + cp -r)"
+echo "go_read = the same rows read the way extract reads them (pure-Go SQLite), nothing else; ratio_go = compact / (go_read + cp -r)"
 rm -rf "$OUT"/run-"$run"-* "$OUT"/rss-"$run" "$OUT"/summary-"$run".json
 sync
 date +%s > "$OUT/cleaned-at"
