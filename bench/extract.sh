@@ -48,6 +48,14 @@ mkdir -p "$OUT"
 command -v sqlite3 >/dev/null || { echo "bench/extract.sh needs the sqlite3 CLI (apt-get install sqlite3)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench/extract.sh needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
+# One run at a time: a run deletes its trees after printing its figures,
+# and a run started meanwhile would measure the deletion's slowdown.
+exec 9>"$OUT/lock"
+if ! flock -n 9; then
+  echo "waiting for another bench/extract.sh (its trees are being deleted)" >&2
+  flock 9
+fi
+
 go build -o "$OUT/compact" .
 go build -o "$OUT/readrows" ./bench/readrows
 bin="$OUT/compact"
