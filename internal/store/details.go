@@ -28,7 +28,7 @@ func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) 
 	}
 	d := Details{}
 	found := false
-	err := s.c.query(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+TableInstances+" WHERE id=?", []string{chatID}, func(st *stmt) error {
+	err := s.query(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+TableInstances+" WHERE id=?", []string{chatID}, func(st *stmt) error {
 		if found {
 			return nil
 		}
@@ -42,7 +42,7 @@ func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) 
 		return nil
 	})
 	if err != nil {
-		return Details{}, s.d.wrapErr(err)
+		return Details{}, err
 	}
 	if !found {
 		return Details{}, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)

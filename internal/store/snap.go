@@ -68,10 +68,7 @@ func (s *Snap) readDone(ctx context.Context, n int64) error {
 }
 
 func (s *Snap) setMapped(ctx context.Context, n int64) error {
-	if err := s.c.query(ctx, "PRAGMA mmap_size="+strconv.FormatInt(n, 10), nil, func(*stmt) error { return nil }); err != nil {
-		return s.d.wrapErr(err)
-	}
-	return nil
+	return s.query(ctx, "PRAGMA mmap_size="+strconv.FormatInt(n, 10), nil, func(*stmt) error { return nil })
 }
 
 // unmapped runs a statement that reads all over the database, which cannot
@@ -97,8 +94,8 @@ func (s *Snap) unmapped(ctx context.Context, read func() error) error {
 // none, every page is read with pread).
 func (s *Snap) MappedLimit(ctx context.Context) (int64, error) {
 	var n int64
-	if err := s.c.query(ctx, "PRAGMA mmap_size", nil, func(st *stmt) error { n = st.integer(0); return nil }); err != nil {
-		return 0, s.d.wrapErr(err)
+	if err := s.query(ctx, "PRAGMA mmap_size", nil, func(st *stmt) error { n = st.integer(0); return nil }); err != nil {
+		return 0, err
 	}
 	return n, nil
 }
@@ -127,6 +124,17 @@ func (d *DB) Snapshot(ctx context.Context) (*Snap, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// query runs q on the snapshot's connection (see conn.query): an error
+// from fn is returned as is, SQLite's own with the file's name.
+func (s *Snap) query(ctx context.Context, q string, args []string, fn func(*stmt) error) error {
+	var fnErr error
+	err := s.c.query(ctx, q, args, func(st *stmt) error { fnErr = fn(st); return fnErr })
+	if err != nil && err != fnErr {
+		return s.d.wrapErr(err)
+	}
+	return err
 }
 
 // Close ends the read transaction and closes the snapshot's connection.
@@ -223,8 +231,7 @@ func (s *Snap) EachChat(ctx context.Context, withHistory bool, fn func(Chat) err
 }
 
 func (s *Snap) eachChat(ctx context.Context, q string, withHistory bool, fn func(Chat) error) error {
-	var fnErr error
-	err := s.c.query(ctx, q, nil, func(st *stmt) error {
+	return s.query(ctx, q, nil, func(st *stmt) error {
 		var c Chat
 		c.ID, _ = textOf(st, 0, nil)
 		c.Title, c.TitleNull = textOf(st, 1, nil)
@@ -234,16 +241,8 @@ func (s *Snap) eachChat(ctx context.Context, q string, withHistory bool, fn func
 		if withHistory {
 			c.History, c.HistoryNull = textOf(st, 5, nil)
 		}
-		fnErr = fn(c)
-		return fnErr
+		return fn(c)
 	})
-	if err != nil && err == fnErr {
-		return err
-	}
-	if err != nil {
-		return s.d.wrapErr(err)
-	}
-	return nil
 }
 
 // History returns the raw text of the deprecated agentInstances.history
@@ -253,7 +252,7 @@ func (s *Snap) History(ctx context.Context, chatID string) (text string, null bo
 		return "", false, &NoHistoryColumnError{Path: s.d.path, Version: s.schema.Version}
 	}
 	found := false
-	err = s.c.query(ctx, `SELECT history FROM `+TableInstances+` WHERE id=?`, []string{chatID}, func(st *stmt) error {
+	err = s.query(ctx, `SELECT history FROM `+TableInstances+` WHERE id=?`, []string{chatID}, func(st *stmt) error {
 		if !found {
 			text, null = textOf(st, 0, nil)
 			found = true
@@ -261,7 +260,7 @@ func (s *Snap) History(ctx context.Context, chatID string) (text string, null bo
 		return nil
 	})
 	if err != nil {
-		return "", false, s.d.wrapErr(err)
+		return "", false, err
 	}
 	if !found {
 		return "", false, fmt.Errorf("%s: %w: %q", s.d.path, ErrChatNotFound, chatID)
@@ -351,18 +350,13 @@ func (s *Snap) eachMessage(ctx context.Context, chatID string, t *Text, fn func(
 		return err
 	}
 	var n int64
-	var fnErr error
-	err = s.c.query(ctx, q+" WHERE agent_instance_id=? ORDER BY seq", []string{chatID}, func(st *stmt) error {
+	err = s.query(ctx, q+" WHERE agent_instance_id=? ORDER BY seq", []string{chatID}, func(st *stmt) error {
 		m := messageRow(st, 0, t)
 		n += int64(len(m.Parts) + len(m.Metadata))
-		fnErr = fn(m)
-		return fnErr
+		return fn(m)
 	})
 	if err != nil {
-		if err == fnErr {
-			return err
-		}
-		return s.d.wrapErr(err)
+		return err
 	}
 	return s.readDone(ctx, n)
 }
@@ -397,16 +391,10 @@ func (s *Snap) AllMessages(ctx context.Context, fn func(chatID string, m Message
 	}
 	q = strings.Replace(q, "SELECT ", "SELECT agent_instance_id, ", 1) + " ORDER BY agent_instance_id, seq"
 	return s.unmapped(ctx, func() error {
-		var fnErr error
-		err := s.c.query(ctx, q, nil, func(st *stmt) error {
+		return s.query(ctx, q, nil, func(st *stmt) error {
 			cid, _ := textOf(st, 0, nil)
-			fnErr = fn(cid, messageRow(st, 1, nil))
-			return fnErr
+			return fn(cid, messageRow(st, 1, nil))
 		})
-		if err != nil && err != fnErr {
-			return s.d.wrapErr(err)
-		}
-		return err
 	})
 }
 
@@ -416,12 +404,12 @@ func (s *Snap) MessageCount(ctx context.Context, chatID string) (int, error) {
 		return 0, &NoMessagesTableError{Path: s.d.path, Version: s.schema.Version}
 	}
 	var n int
-	err := s.c.query(ctx, `SELECT count(*) FROM `+TableMessages+` WHERE agent_instance_id=?`, []string{chatID}, func(st *stmt) error {
+	err := s.query(ctx, `SELECT count(*) FROM `+TableMessages+` WHERE agent_instance_id=?`, []string{chatID}, func(st *stmt) error {
 		n = int(st.integer(0))
 		return nil
 	})
 	if err != nil {
-		return 0, s.d.wrapErr(err)
+		return 0, err
 	}
 	return n, nil
 }
