@@ -125,9 +125,9 @@ func (m *Metadata) AppendJSON(b []byte) []byte {
 }
 
 // writeFile writes data to dir/name, as Node writes a string: lone
-// surrogates become U+FFFD.
-func writeFile(dir, name string, data []byte) error {
-	if bytes.IndexByte(data, 0xED) >= 0 && history.HasLoneSurrogate(string(data)) {
+// surrogates become U+FFFD. mayLone false says data holds none.
+func writeFile(dir, name string, data []byte, mayLone bool) error {
+	if mayLone && bytes.IndexByte(data, 0xED) >= 0 && history.HasLoneSurrogate(string(data)) {
 		data = []byte(history.ToWellFormed(string(data)))
 	}
 	return createFile(filepath.Join(dir, name), data)

@@ -152,6 +152,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 
 	sum := &Summary{DB: opts.DBPath, SchemaVersion: snap.Version(), Source: opts.Source, Channel: opts.Channel, OutDir: opts.OutDir, Warnings: []Warning{}, PerChat: []ChatResult{}}
 	x := &extractor{opts: opts, hooks: hooks, sum: sum}
+	x.setSystem()
 	if opts.Profile.SlashCommands && opts.SkillsDir != "" {
 		skills, err := serialize.LoadSkills(opts.SkillsDir)
 		if err != nil {
@@ -201,6 +202,18 @@ type extractor struct {
 	skills  *serialize.Skills
 	staging string
 	mu      sync.Mutex
+	// system is the system prompt file of every bundle; systemLone that
+	// it may hold a lone surrogate.
+	system     []byte
+	systemLone bool
+	// outFree holds the memory of written bundles, for the next chats'.
+	outFree chan []byte
+}
+
+// setSystem prepares the system prompt file, the same in every bundle.
+func (x *extractor) setSystem() {
+	x.system = []byte(x.opts.Pack.System())
+	_, x.systemLone = history.Len16Scan(x.opts.Pack.System())
 }
 
 func (x *extractor) warn(w Warning) {
@@ -226,8 +239,9 @@ type job struct {
 	// out holds the chat's bundles, built by a worker, until the writer
 	// has put them on disk.
 	out      []bundleOut
-	outBytes int64 // what out holds, as counted against writeBudget
-	mkdir    bool  // the chat has compression points: its directory exists even if no bundle does
+	outBytes int64  // what out holds, as counted against writeBudget
+	buf      []byte // the memory of out's files (but the system prompt), recycled once written
+	mkdir    bool   // the chat has compression points: its directory exists even if no bundle does
 	done     chan struct{}
 }
 
@@ -254,6 +268,9 @@ type bundleOut struct {
 type fileOut struct {
 	name string
 	data []byte
+	// mayLone is false when data is known to hold no lone surrogate
+	// (history.Len16Scan), so that writeFile need not look.
+	mayLone bool
 }
 
 func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Chat) error {
@@ -276,6 +293,8 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 	// zeroing, and collecting) the whole database's text, and more than
 	// as much in values, once more.
 	spare := make(chan *chatMem, memsKept)
+	// So does the memory of the bundles, once written.
+	x.outFree = make(chan []byte, outsKept)
 
 	var readErr error
 	go func() {
@@ -288,7 +307,7 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				select {
 				case j.mem = <-spare:
 				default:
-					j.mem = &chatMem{arena: history.NewArena()}
+					j.mem = &chatMem{arena: history.NewOwnedArena()}
 				}
 				j.rows, err = snap.MessagesIn(ctx, c.ID, &j.mem.text)
 			} else {
@@ -347,6 +366,17 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				}
 				budget.Release(j.outBytes)
 				j.out = nil
+				if cap(j.buf) <= outKept {
+					if testing.Testing() {
+						// A file written from it later would show.
+						scramble(j.buf[:cap(j.buf)])
+					}
+					select {
+					case x.outFree <- j.buf[:0]:
+					default:
+					}
+				}
+				j.buf = nil
 				close(j.done)
 			}
 		}()
@@ -356,6 +386,10 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				select {
+				case j.buf = <-x.outFree:
+				default:
+				}
 				if err := x.process(j); err != nil {
 					fail(err)
 				}
@@ -438,6 +472,14 @@ const (
 	memKept  = 64 << 20
 )
 
+// outsKept is how many pieces of bundle memory (job.buf) wait for their
+// next chat at most; outKept the largest size one may have and still be
+// kept.
+const (
+	outsKept = 16
+	outKept  = 16 << 20
+)
+
 // recycle hands the memory of the job's texts and values back to the
 // reader. It is called once the chat is processed: its bundles, warnings
 // and results are built in memory of their own (the briefing, which may
@@ -458,6 +500,13 @@ func recycle(spare chan<- *chatMem, j *job) {
 	select {
 	case spare <- m:
 	default:
+	}
+}
+
+// scramble overwrites b with 0xff bytes.
+func scramble(b []byte) {
+	for i := range b {
+		b[i] = 0xff
 	}
 }
 
@@ -485,12 +534,13 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 		}
 		return msgs, true
 	}
-	// The chat's messages live and die together, in one arena.
+	// The chat's messages live and die together, in one arena; one
+	// goroutine at a time processes a chat, so the arena is owned.
 	var ar *history.Arena
 	if j.mem != nil {
 		ar = j.mem.arena
 	} else {
-		ar = history.NewArena()
+		ar = history.NewOwnedArena()
 	}
 	// The metadata first: it says where the last compression point is.
 	// The parts after it are never serialized, so they are only checked
@@ -580,8 +630,14 @@ func (x *extractor) process(j *job) error {
 	if x.opts.Profile.SlashCommands {
 		scan = newSlashScan(msgs)
 	}
-	system := []byte(x.opts.Pack.System())
-	var buf []byte
+	// Every bundle's files but the system prompt are built in one piece
+	// of memory, the chat's (j.buf, which goes round too): the user
+	// message with the compact history serialized in place inside it (the
+	// compact history file is that part of it), the briefing, the
+	// metadata. The files are cut from it once it is complete.
+	buf := j.buf[:0]
+	type span struct{ user, compact, compactEnd, userEnd, actualEnd, metaEnd int }
+	var spans []span
 	// from is serialize.Start(msgs[:b]) for the point at hand: the last
 	// earlier message with a truthy summary (every such message is a
 	// point).
@@ -630,30 +686,50 @@ func (x *extractor) process(j *job) error {
 			md.HasSlash = true
 			slash, md.SlashIdsResolved = serialize.Resolve(ids, x.skills)
 		}
-		buf = serialize.AppendSerializeFrom(buf[:0], msgs[:b], from, fromSummary, serialize.Options{Profile: x.opts.Profile, Slash: slash})
-		compact := string(buf)
-		user := x.opts.Pack.UserMessage(compact, md.PreviousCompressionSize, x.opts.Locale)
+		before, after := x.opts.Pack.UserMessageAround(md.PreviousCompressionSize, x.opts.Locale)
+		var sp span
+		sp.user = len(buf)
+		buf = append(buf, before...)
+		sp.compact = len(buf)
+		buf = serialize.AppendSerializeFrom(buf, msgs[:b], from, fromSummary, serialize.Options{Profile: x.opts.Profile, Slash: slash})
+		sp.compactEnd = len(buf)
+		buf = append(buf, after...)
+		sp.userEnd = len(buf)
 		actual := summary.Str()
-		md.CompactHistoryChars = history.Len16(compact)
-		md.UserMessageChars = history.Len16(user)
-		md.ActualOutputChars = history.Len16(actual)
+		buf = append(buf, actual...) // a copy: actual may point into the rows' text, which goes round
+		sp.actualEnd = len(buf)
+
+		compactChars, compactLone := history.Len16Scan(unsafe.String(unsafe.SliceData(buf[sp.compact:]), sp.compactEnd-sp.compact))
+		beforeChars, beforeLone := history.Len16Scan(before)
+		afterChars, afterLone := history.Len16Scan(after)
+		actualChars, actualLone := history.Len16Scan(actual)
+		md.CompactHistoryChars = compactChars
+		md.UserMessageChars = beforeChars + compactChars + afterChars
+		md.ActualOutputChars = actualChars
 		md.ActualOutputIncludesPreviousTag = strings.Contains(actual, previousTagMarker)
+		buf = md.AppendJSON(buf)
+		sp.metaEnd = len(buf)
+		spans = append(spans, sp)
 
 		j.out = append(j.out, bundleOut{name: CompressionDirName(n), files: [BundleFileCount]fileOut{
-			{FileSystemPrompt, system},
-			{FileUserMessage, readOnlyBytes(user)},
-			{FileCompact, readOnlyBytes(compact)},
-			{FileActualOutput, []byte(actual)}, // a copy: actual may point into the rows' text, which goes round
-			{FileMetadata, md.AppendJSON(nil)},
+			{name: FileSystemPrompt, data: x.system, mayLone: x.systemLone},
+			{name: FileUserMessage, mayLone: beforeLone || compactLone || afterLone},
+			{name: FileCompact, mayLone: compactLone},
+			{name: FileActualOutput, mayLone: actualLone},
+			{name: FileMetadata, mayLone: true}, // small: always checked
 		}})
 		j.res.Bundles++
 	}
+	for i, sp := range spans {
+		f := &j.out[i].files
+		f[1].data = buf[sp.user:sp.userEnd:sp.userEnd]
+		f[2].data = buf[sp.compact:sp.compactEnd:sp.compactEnd]
+		f[3].data = buf[sp.userEnd:sp.actualEnd:sp.actualEnd]
+		f[4].data = buf[sp.actualEnd:sp.metaEnd:sp.metaEnd]
+	}
+	j.buf = buf
 	return nil
 }
-
-// readOnlyBytes views s as bytes without a copy; the bytes are only ever
-// written to a file, never changed.
-func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // write creates the chat's directory in staging and its bundles.
 func (x *extractor) write(j *job) error {
@@ -671,7 +747,7 @@ func (x *extractor) write(j *job) error {
 			return err
 		}
 		for _, f := range b.files {
-			if err := writeFile(bdir, f.name, f.data); err != nil {
+			if err := writeFile(bdir, f.name, f.data, f.mayLone); err != nil {
 				return err
 			}
 		}

@@ -46,13 +46,18 @@ func parseJSONIn(ar *Arena, text string, lazyAt int, sj bool) (Value, error) {
 	p.s, p.i, p.lazyAt, p.sj = text, 0, lazyAt, sj
 	if ar != nil {
 		p.a = ar.a
+		ar.busy = true
+		if ar.owned {
+			p.ar = ar
+		}
 	} else {
 		p.a.reset(len(text))
 	}
 	defer func() {
-		p.s, p.lazyAt, p.sj = "", 0, false
+		p.s, p.lazyAt, p.sj, p.ar = "", 0, false, nil
 		if ar != nil {
 			ar.a = p.a
+			ar.busy = false
 		}
 		p.a.reset(0)
 		parserPool.Put(p)
@@ -91,6 +96,9 @@ type parser struct {
 	// lazyAt, when positive, is the nesting depth from which objects and
 	// arrays are only validated and kept as text (see ParseJSONLazy).
 	lazyAt int
+	// ar, for a parse in an owned Arena, is the arena: the lazy
+	// containers made will decode into it.
+	ar *Arena
 	// keys and vals are scratch stacks: an object or array collects its
 	// members here and copies them out once, at its exact size.
 	keys []string
@@ -131,16 +139,35 @@ func (a *slab) reset(n int) {
 // and so the other values' memory, alive. Reset hands the chunks out
 // again, for the next chat. Not safe for concurrent use (values decoded
 // in it are, as any others).
-type Arena struct{ a slab }
+type Arena struct {
+	a slab
+	// owned: the arena's values are used by one goroutine at a time
+	// (NewOwnedArena). busy: a's slab is lent out, to a parse or a lazy
+	// container's decoding.
+	owned, busy bool
+}
 
 // NewArena returns an empty arena.
 func NewArena() *Arena { return &Arena{a: slab{hint: 16, keep: new(arenaChunks)}} }
+
+// NewOwnedArena returns an empty arena whose values are only ever used by
+// one goroutine at a time, reads included, as the arena itself is. A lazy
+// container decoded in it then decodes into the arena's memory too, when
+// it is first read, rather than into memory of its own; Reset clears
+// those values with the others. Values of an arena from NewArena may be
+// read from any number of goroutines at once, as any others.
+func NewOwnedArena() *Arena {
+	a := NewArena()
+	a.owned = true
+	return a
+}
 
 // Reset clears every value decoded in a, and lends their memory to the
 // decodes that follow instead of allocating more: nothing decoded in a
 // before may be in use any more (it would read as undefined, or as a
 // later value). Values too large for a chunk, and lazy containers
-// decoded since, have memory of their own and are not affected.
+// decoded since (but in an owned arena), have memory of their own and are
+// not affected.
 func (a *Arena) Reset() {
 	k := a.a.keep
 	k.vals.reset()

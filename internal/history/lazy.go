@@ -31,6 +31,7 @@ const lazySpan = 4
 // lazySrc is the text of a container not decoded yet.
 type lazySrc struct {
 	raw    string // the object or array, from its bracket to its bracket
+	ar     *Arena // an owned arena to decode into, or nil
 	depth  int    // its nesting depth (the outermost value's members are at 1)
 	lazyAt int    // the depth from which its own members stay lazy
 	once   sync.Once
@@ -192,7 +193,7 @@ func (p *parser) metaValues(depth int) (Value, error) {
 	}
 	c := p.a.container()
 	l := p.a.lazySrc()
-	l.raw, l.depth, l.lazyAt, l.meta, l.simple, l.first = p.s[p.i:end], depth, p.lazyAt, true, true, first
+	l.raw, l.depth, l.lazyAt, l.meta, l.simple, l.first, l.ar = p.s[p.i:end], depth, p.lazyAt, true, true, first, p.ar
 	c.lz.Store(l)
 	p.i = end
 	return Value{k: Object, c: c}, nil
@@ -238,8 +239,17 @@ func deferInto(root Value, path []string, typ Value) bool {
 // materialize decodes l, already checked, into c.
 func (c *Container) materialize(l *lazySrc) {
 	p := parserPool.Get().(*parser)
-	p.s, p.i, p.lazyAt, p.inMeta, p.checked = l.raw, 0, l.lazyAt, l.meta, true
-	p.a.reset(len(l.raw))
+	p.s, p.i, p.lazyAt, p.inMeta, p.checked, p.ar = l.raw, 0, l.lazyAt, l.meta, true, l.ar
+	// In an owned arena, the values go to the arena's memory, unless it
+	// is lent out already (a decode that reads what it decodes).
+	ar := l.ar
+	if ar != nil && !ar.busy {
+		p.a = ar.a
+		ar.busy = true
+	} else {
+		ar = nil
+		p.a.reset(len(l.raw))
+	}
 	var v Value
 	var err error
 	if l.raw[0] == '{' {
@@ -247,7 +257,11 @@ func (c *Container) materialize(l *lazySrc) {
 	} else {
 		v, err = p.array(l.depth)
 	}
-	p.s, p.lazyAt, p.inMeta, p.checked = "", 0, false, false
+	if ar != nil {
+		ar.a = p.a
+		ar.busy = false
+	}
+	p.s, p.lazyAt, p.inMeta, p.checked, p.ar = "", 0, false, false, nil
 	p.a.reset(0)
 	parserPool.Put(p)
 	if err != nil {
@@ -261,7 +275,13 @@ func (c *Container) materialize(l *lazySrc) {
 		}
 	}
 	if a := l.ann; a != nil {
-		tree, err := parseJSON(a.raw, 0, false)
+		var tree Value
+		var err error
+		if l.ar != nil && !l.ar.busy {
+			tree, err = parseJSONIn(l.ar, a.raw, 0, false)
+		} else {
+			tree, err = parseJSON(a.raw, 0, false)
+		}
 		if err == nil {
 			d := decoder{legacy: l.annLegacy}
 			_, err = d.applyValues(v, tree)
@@ -314,7 +334,7 @@ func (p *parser) lazyContainer(depth int, k Kind) (Value, error) {
 	}
 	c := p.a.container()
 	l := p.a.lazySrc()
-	l.raw, l.depth, l.lazyAt, l.meta = p.s[start:p.i], depth, p.lazyAt, p.inMeta
+	l.raw, l.depth, l.lazyAt, l.meta, l.ar = p.s[start:p.i], depth, p.lazyAt, p.inMeta, p.ar
 	if k == Object && !keys.no {
 		l.uniq = true
 		if keys.n > 0 {

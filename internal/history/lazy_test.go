@@ -358,56 +358,102 @@ func TestArenaRows(t *testing.T) {
 	check("after changes", 2)
 }
 
-// TestArenaReset: an arena reset and used again decodes the same values
-// as a new one, in the memory of its first use (it does not grow), and
-// what was decoded in it before reads as cleared.
+// TestArenaReset: an arena used again decodes the same values as a new one
+// and does not grow; what was decoded before reads as cleared. In an
+// owned arena, the lazy containers' members are decoded into the arena
+// too: cleared by Reset with the rest, and allocating next to nothing
+// once the arena has grown.
 func TestArenaReset(t *testing.T) {
-	ar := NewArena()
-	decodeAll := func() []Value {
-		var out []Value
-		for i, text := range lazyTexts {
-			for _, r := range [][2]string{{text, `{"json":{"i":1}}`}, {`{"json":[]}`, text}} {
-				v, err := rowIn(ar, fmt.Sprint(i), r[0], r[1])
-				if err == nil {
-					out = append(out, v)
+	allocs := map[bool]float64{}
+	for _, owned := range []bool{false, true} {
+		t.Run(fmt.Sprintf("owned=%v", owned), func(t *testing.T) {
+			ar := NewArena()
+			if owned {
+				ar = NewOwnedArena()
+			}
+			decodeAll := func() []Value {
+				var out []Value
+				for i, text := range lazyTexts {
+					for _, r := range [][2]string{{text, `{"json":{"i":1}}`}, {`{"json":[]}`, text}} {
+						v, err := rowIn(ar, fmt.Sprint(i), r[0], r[1])
+						if err == nil {
+							out = append(out, v)
+						}
+					}
+				}
+				return out
+			}
+			// compare reads every value to the bottom, so decoding every
+			// lazy container.
+			compare := func(round int, got []Value) {
+				t.Helper()
+				fresh := NewArena()
+				k := 0
+				for i, text := range lazyTexts {
+					for _, r := range [][2]string{{text, `{"json":{"i":1}}`}, {`{"json":[]}`, text}} {
+						want, err := rowIn(fresh, fmt.Sprint(i), r[0], r[1])
+						if err != nil {
+							continue
+						}
+						if k >= len(got) {
+							t.Fatalf("round %d: %d values, want more", round, len(got))
+						}
+						if d := deepDiff(want, got[k], map[[2]*Container]bool{}, "$"); d != "" {
+							t.Fatalf("round %d, value %d: %s", round, k, d)
+						}
+						k++
+					}
+				}
+				if k != len(got) {
+					t.Fatalf("round %d: %d values, want %d", round, len(got), k)
 				}
 			}
-		}
-		return out
-	}
-	first := decodeAll()
-	size := ar.Size()
-	if size == 0 {
-		t.Fatal("Size is 0 after decoding")
-	}
-	old := first[0]
-	ar.Reset()
-	if old.Get("id").Kind() != Undefined {
-		t.Errorf("a value decoded before Reset still reads %v", old.Get("id"))
-	}
-	for round := range 3 {
-		again := decodeAll()
-		if len(again) != len(first) {
-			t.Fatalf("round %d: %d values, want %d", round, len(again), len(first))
-		}
-		fresh := NewArena()
-		k := 0
-		for i, text := range lazyTexts {
-			for _, r := range [][2]string{{text, `{"json":{"i":1}}`}, {`{"json":[]}`, text}} {
-				want, err := rowIn(fresh, fmt.Sprint(i), r[0], r[1])
-				if err != nil {
-					continue
-				}
-				if d := deepDiff(want, again[k], map[[2]*Container]bool{}, "$"); d != "" {
-					t.Fatalf("round %d, value %d: %s", round, k, d)
-				}
-				k++
+			first := decodeAll()
+			// A member of a lazy container, decoded when read.
+			inner := first[0].Get("parts").Index(0).Get("input").Get("opts")
+			if inner.Kind() != Object || inner.Get("deep").Len() != 3 {
+				t.Fatalf("parts[0].input.opts = %v", inner)
 			}
-		}
-		if ar.Size() != size {
-			t.Errorf("round %d: the arena went from %d to %d bytes", round, size, ar.Size())
-		}
-		ar.Reset()
+			compare(0, first)
+			old := first[0]
+			ar.Reset()
+			if old.Get("id").Kind() != Undefined {
+				t.Errorf("a value decoded before Reset still reads %v", old.Get("id"))
+			}
+			if cleared := inner.Get("deep").Kind() == Undefined; cleared != owned {
+				t.Errorf("after Reset, a lazy container's member reads %v", inner.Get("deep"))
+			}
+			size := 0
+			for round := 1; round <= 3; round++ {
+				compare(round, decodeAll())
+				if round == 1 {
+					size = ar.Size() // the first use may have read in another order
+				} else if ar.Size() != size {
+					t.Errorf("round %d: the arena went from %d to %d bytes", round, size, ar.Size())
+				}
+				ar.Reset()
+			}
+			// Decoding and reading everything, once the arena has grown.
+			var walk func(v Value)
+			walk = func(v Value) {
+				for _, e := range v.Elems() {
+					walk(e)
+				}
+				for _, k := range v.Keys() {
+					walk(v.Get(k))
+				}
+			}
+			allocs[owned] = testing.AllocsPerRun(5, func() {
+				for _, v := range decodeAll() {
+					walk(v)
+				}
+				ar.Reset()
+			})
+		})
+	}
+	// What is left: the ids, errors, dates, maps, annotations waiting.
+	if allocs[true] > allocs[false]*2/3 {
+		t.Errorf("decoding and reading every text allocates %.0f times in an owned arena, %.0f in another", allocs[true], allocs[false])
 	}
 }
 

@@ -15,9 +15,22 @@ import (
 // the continuation bytes, plus the four-byte leads. Eight bytes are
 // counted at a time.
 func Len16(s string) int {
-	const hi = 0x8080808080808080
-	n := len(s)
+	n, _ := Len16Scan(s)
+	return n
+}
+
+// Len16Scan is Len16, and reports too whether s may hold a lone
+// surrogate: false means it holds none (no 0xED byte, the lead of every
+// surrogate in WTF-8), so that a writer can skip HasLoneSurrogate.
+func Len16Scan(s string) (n int, mayLone bool) {
+	const (
+		hi = 0x8080808080808080
+		lo = 0x0101010101010101
+		ed = 0xEDEDEDEDEDEDEDED
+	)
+	n = len(s)
 	i := 0
+	var seen uint64 // a byte's bit 7 is set for each 0xED byte (and perhaps above one)
 	if littleEndian {
 		base := unsafe.Pointer(unsafe.StringData(s))
 		for ; i+8 <= len(s); i += 8 {
@@ -31,6 +44,8 @@ func Len16(s string) int {
 			cont := w &^ w1 & hi                      // 10xxxxxx
 			four := w & w1 & (w << 2) & (w << 3) & hi // 1111xxxx
 			n += bits.OnesCount64(four) - bits.OnesCount64(cont)
+			x := w ^ ed
+			seen |= (x - lo) &^ x & hi // a zero byte of x: a 0xED byte of w
 		}
 	}
 	for ; i < len(s); i++ {
@@ -40,8 +55,11 @@ func Len16(s string) int {
 		} else if b >= 0xF0 {
 			n++
 		}
+		if b == 0xED {
+			mayLone = true
+		}
 	}
-	return n
+	return n, mayLone || seen != 0
 }
 
 // Slice16 is JavaScript's s.slice(0, n) in UTF-16 units. A cut through a

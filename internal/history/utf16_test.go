@@ -162,12 +162,24 @@ func TestLen16Words(t *testing.T) {
 		"\xed\xa0\x80 lone high, \xed\xb0\x80 lone low, \xf0\x9f\x98\x80 pair",
 		"\xff\xfe\xf8\x80\x80\xbf\xc0\xf5 stray bytes \x80",
 		strings.Repeat("é😀a", 20),
+		"a valid \xed\x9f\xbf (U+D7FF) among plain text and \x01\x00 control bytes",
+		"\x00\x01\xee\xec\xed\x01\x00\xed\xa0\x80\x01",
 	}
 	for _, text := range texts {
 		for i := 0; i <= len(text); i++ {
 			for j := i; j <= len(text); j++ {
-				if got, want := Len16(text[i:j]), len16Bytes(text[i:j]); got != want {
-					t.Fatalf("Len16(%q) = %d, want %d", text[i:j], got, want)
+				sub := text[i:j]
+				if got, want := Len16(sub), len16Bytes(sub); got != want {
+					t.Fatalf("Len16(%q) = %d, want %d", sub, got, want)
+				}
+				// Len16Scan's flag is exactly "holds a 0xED byte",
+				// so it is set whenever a lone surrogate is there.
+				n, mayLone := Len16Scan(sub)
+				if want := strings.IndexByte(sub, 0xED) >= 0; mayLone != want || n != Len16(sub) {
+					t.Fatalf("Len16Scan(%q) = %d, %v, want %d, %v", sub, n, mayLone, Len16(sub), want)
+				}
+				if HasLoneSurrogate(sub) && !mayLone {
+					t.Fatalf("Len16Scan(%q) misses a lone surrogate", sub)
 				}
 			}
 		}

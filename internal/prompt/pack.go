@@ -119,6 +119,15 @@ func (p *Pack) Validate() error {
 // that does not validate it does its best: a bucket with an unreadable
 // condition never matches and an unreadable template is used as plain text.
 func (p *Pack) UserMessage(compact string, prevChars int, locale string) string {
+	before, after := p.UserMessageAround(prevChars, locale)
+	return before + compact + after
+}
+
+// UserMessageAround returns the user message's text before and after the
+// compact history: UserMessage(compact, prevChars, locale) is before +
+// compact + after. A caller that builds many messages can write the
+// history in place between the two, with no copy of it.
+func (p *Pack) UserMessageAround(prevChars int, locale string) (before, after string) {
 	ratio := float64(prevChars) / float64(p.TargetChars)
 	hint := ""
 	for _, h := range p.Hints {
@@ -130,16 +139,7 @@ func (p *Pack) UserMessage(compact string, prevChars int, locale string) string 
 		break
 	}
 	l := p.Layout
-	var b strings.Builder
-	b.Grow(len(l.Prefix) + len(compact) + len(l.Suffix) + 2*len(l.Separator) + len(hint) + len(l.Closing))
-	b.WriteString(l.Prefix)
-	b.WriteString(compact)
-	b.WriteString(l.Suffix)
-	b.WriteString(l.Separator)
-	b.WriteString(hint)
-	b.WriteString(l.Separator)
-	b.WriteString(l.Closing)
-	return b.String()
+	return l.Prefix, l.Suffix + l.Separator + hint + l.Separator + l.Closing
 }
 
 // jsRound is JavaScript's Math.round: the nearest integer, ties towards +∞.

@@ -314,16 +314,24 @@ func (s *Snap) Messages(ctx context.Context, chatID string) ([]MessageRow, error
 }
 
 // MessagesIn is Messages with the rows' texts copied into t rather than
-// into memory of their own (t nil: their own). t is emptied first: the
-// rows of the previous read into t must no longer be in use.
+// into memory of their own (t nil: their own), and the rows themselves
+// kept in t's memory too. t is emptied first: the rows of the previous
+// read into t must no longer be in use.
 func (s *Snap) MessagesIn(ctx context.Context, chatID string, t *Text) ([]MessageRow, error) {
+	out := []MessageRow{}
 	if t != nil {
 		t.b, t.n = t.b[:0], 0
+		if t.rows != nil {
+			clear(t.rows)
+			out = t.rows[:0]
+		}
 	}
-	out := []MessageRow{}
 	err := s.eachMessage(ctx, chatID, t, func(m MessageRow) error { out = append(out, m); return nil })
 	if err != nil {
 		return nil, err
+	}
+	if t != nil {
+		t.rows = out
 	}
 	return out, nil
 }
@@ -420,11 +428,13 @@ func (s *Snap) MessageCount(ctx context.Context, chatID string) (int, error) {
 // into a Text point into its memory; reading into it again overwrites
 // them, so they must no longer be in use by then. The zero Text is ready.
 type Text struct {
-	b []byte
-	n int // bytes added since the read began, over all chunks
+	b    []byte
+	n    int          // bytes added since the read began, over all chunks
+	rows []MessageRow // the rows of the last read, whose memory the next read uses again
 }
 
-// Size returns the bytes of memory t holds.
+// Size returns the bytes of text memory t holds (its rows take a few
+// dozen bytes per row more).
 func (t *Text) Size() int { return cap(t.b) }
 
 // Scramble overwrites t's memory with 0xff bytes: a test that recycles a
@@ -433,6 +443,10 @@ func (t *Text) Scramble() {
 	b := t.b[:cap(t.b)]
 	for i := range b {
 		b[i] = 0xff
+	}
+	rows := t.rows[:cap(t.rows)]
+	for i := range rows {
+		rows[i] = MessageRow{ID: "scrambled", Role: "scrambled", Parts: "scrambled"}
 	}
 }
 

@@ -74,10 +74,14 @@ func TestMessagesIn(t *testing.T) {
 	if rows[0].Role != "tool" || rows[0].MetadataNull || rows[0].Metadata != `{"json":{"n":0}}` {
 		t.Errorf("big row 0: %+v", rows[0].Metadata)
 	}
-	rows, _ = s.MessagesIn(ctx, "small", &text)
-	if rows[1].Role != "assistant" || !rows[1].MetadataNull {
-		t.Errorf("small row 1: %+v", rows[1])
+	rows2, _ := s.MessagesIn(ctx, "small", &text)
+	if rows2[1].Role != "assistant" || !rows2[1].MetadataNull {
+		t.Errorf("small row 1: %+v", rows2[1])
 	}
+	if &rows2[0] != &rows[0] {
+		t.Error("the rows of a read into a Text are not kept in the memory of the last read's")
+	}
+	rows = rows2
 	text.Scramble()
 	if rows[0].Parts == `{"json":[{"type":"text","text":"hi"}]}` {
 		t.Error("Scramble left the rows' texts as they were")
