@@ -73,7 +73,7 @@ func BenchmarkDecode(b *testing.B) {
 	for b.Loop() {
 		for _, j := range jobs {
 			j.res = ChatResult{}
-			if _, ok := x.decode(j); !ok {
+			if _, ok := x.decode(j, j.mem.scratch(len(j.rows))); !ok {
 				b.Fatalf("chat %s: %v", j.chat.ID, j.res.Warnings)
 			}
 		}

@@ -462,6 +462,33 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 type chatMem struct {
 	text  store.Text
 	arena *history.Arena
+	// vals and errs are the memory of scratch.
+	vals []history.Value
+	errs []error
+}
+
+// scratch is the memory process needs per message of a chat.
+type scratch struct {
+	metas, msgs, summaries []history.Value
+	metaErrs               []error
+}
+
+// scratch returns scratch memory for n messages, cleared: m's, or new
+// memory without a chatMem.
+func (m *chatMem) scratch(n int) scratch {
+	if m == nil {
+		return scratch{make([]history.Value, n), make([]history.Value, n), make([]history.Value, n), make([]error, n)}
+	}
+	if cap(m.vals) < 3*n {
+		m.vals = make([]history.Value, 3*n)
+	}
+	if cap(m.errs) < n {
+		m.errs = make([]error, n)
+	}
+	vals, errs := m.vals[:3*n], m.errs[:n]
+	clear(vals)
+	clear(errs)
+	return scratch{vals[:n:n], vals[n : 2*n : 2*n], vals[2*n:], errs}
 }
 
 // memsKept is how many chatMems wait for their next chat at most; memKept
@@ -512,7 +539,7 @@ func scramble(b []byte) {
 
 // decode turns the job's raw rows into messages; a chat that cannot be
 // decoded is skipped with a warning.
-func (x *extractor) decode(j *job) ([]history.Value, bool) {
+func (x *extractor) decode(j *job, sc scratch) ([]history.Value, bool) {
 	if x.opts.Source == SourceHistory {
 		if j.hnull {
 			x.chatWarn(j, -1, "the history column is NULL; skipped the chat")
@@ -547,8 +574,7 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 	// (history.RowPartsIn with unread). The values and the errors are
 	// the same either way, and the errors are reported in the same order
 	// as one pass would: row by row, a row's parts before its metadata.
-	metas := make([]history.Value, len(j.rows))
-	metaErrs := make([]error, len(j.rows))
+	metas, msgs, metaErrs := sc.metas, sc.msgs, sc.metaErrs
 	last := -1
 	for i, r := range j.rows {
 		metas[i], metaErrs[i] = history.RowMetadataIn(ar, r.Metadata, r.MetadataNull)
@@ -559,7 +585,6 @@ func (x *extractor) decode(j *job) ([]history.Value, bool) {
 			last = i
 		}
 	}
-	msgs := make([]history.Value, len(j.rows))
 	for i, r := range j.rows {
 		if r.PartsNull {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: parts is NULL; skipped the chat", r.Seq))
@@ -595,7 +620,8 @@ func (x *extractor) process(j *job) error {
 	j.res = ChatResult{ID: c.ID, Title: c.Title}
 	j.out, j.mkdir = nil, false
 	defer func() { j.rows, j.hist = nil, "" }()
-	msgs, ok := x.decode(j)
+	sc := j.mem.scratch(len(j.rows))
+	msgs, ok := x.decode(j, sc)
 	if !ok {
 		if j.res.Skipped == "" {
 			j.res.Skipped = "could not be decoded"
@@ -609,7 +635,10 @@ func (x *extractor) process(j *job) error {
 	}
 	// Each message's summary is read once: the points, the summaries and
 	// where each serialization starts (serialize.Start) all come from it.
-	summaries := make([]history.Value, len(msgs))
+	summaries := sc.summaries
+	if len(summaries) < len(msgs) { // the history column's messages
+		summaries = make([]history.Value, len(msgs))
+	}
 	var points []int
 	for i, m := range msgs {
 		if m.IsNullish() {

@@ -186,6 +186,18 @@ func appendAssistantPart(b []byte, part history.Value, p *Profile) ([]byte, bool
 
 var slashLink = regexp.MustCompile(`\[([^\]]*)\]\(slash:([^)]+)\)`)
 
+// slashLinkCore is in every match of slashLink: a text without it has
+// none, and the regular expression need not scan it.
+const slashLinkCore = "](slash:"
+
+// slashLinks is slashLink.FindAllStringSubmatch(text, -1).
+func slashLinks(text string) [][]string {
+	if !strings.Contains(text, slashLinkCore) {
+		return nil
+	}
+	return slashLink.FindAllStringSubmatch(text, -1)
+}
+
 func appendUser(b []byte, msg history.Value, p *Profile, slash map[string]SlashItem) ([]byte, error) {
 	parts, err := partsOf(msg)
 	if err != nil {
@@ -220,7 +232,7 @@ func appendUser(b []byte, msg history.Value, p *Profile, slash map[string]SlashI
 	}
 	if len(slash) > 0 {
 		for _, text := range texts {
-			for _, m := range slashLink.FindAllStringSubmatch(text, -1) {
+			for _, m := range slashLinks(text) {
 				item, ok := slash[m[2]]
 				if !ok {
 					continue
@@ -230,7 +242,9 @@ func appendUser(b []byte, msg history.Value, p *Profile, slash map[string]SlashI
 			}
 		}
 		for i, text := range texts {
-			texts[i] = slashLink.ReplaceAllString(text, "/$1")
+			if strings.Contains(text, slashLinkCore) {
+				texts[i] = slashLink.ReplaceAllString(text, "/$1")
+			}
 		}
 	}
 	meta := history.Metadata(msg)

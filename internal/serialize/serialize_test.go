@@ -3,7 +3,9 @@ package serialize
 import (
 	"bufio"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -142,5 +144,29 @@ func TestEscWords(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSlashLinksPrefilter: skipping the regular expression for texts
+// without "](slash:" finds the same links as running it, on texts built
+// from the pieces of a link and near misses.
+func TestSlashLinksPrefilter(t *testing.T) {
+	pieces := []string{"[", "]", "(", ")", "slash:", "](", "](slash:", "] (slash:", "x", "[a]", "é"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		want := slashLink.FindAllStringSubmatch(text, -1)
+		if got := slashLinks(text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("slashLinks(%q) = %q, want %q", text, got, want)
+		}
+		found += len(want)
+	}
+	if found == 0 {
+		t.Fatal("no text had a link: the test shows nothing")
 	}
 }

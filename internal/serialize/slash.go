@@ -164,7 +164,7 @@ func SlashIDs(msgs []history.Value) ([]string, error) {
 			if text.Kind() != history.String {
 				return nil, fmt.Errorf("message %d part %d: text is %s, not a string", i, j, history.Describe(text))
 			}
-			for _, m := range slashLink.FindAllStringSubmatch(text.Str(), -1) {
+			for _, m := range slashLinks(text.Str()) {
 				ids = append(ids, m[2])
 			}
 		}
