@@ -423,12 +423,20 @@ func checkKey(s string, i int) (end int, plain bool) {
 
 func checkString(s string, i int) int {
 	i++ // "
-	for {
-		if haveAVX2 && len(s) >= 32 { // scanPlain, one call less
-			i, _ = scanPlainAVX2(s, i)
-		} else {
-			i = scanPlainWords(s, i)
+	if haveAVX2 && len(s) >= 32 {
+		for {
+			end, st := checkStringAVX2(s, i)
+			if st != 2 {
+				return end // past the closing quote, or -1
+			}
+			if _, ok := hex4(s, end+2); !ok {
+				return -1
+			}
+			i = end + 6
 		}
+	}
+	for {
+		i = scanPlainWords(s, i)
 		if i >= len(s) {
 			return -1
 		}

@@ -97,3 +97,111 @@ end:
 	TESTL R10, R10
 	SETNE high+32(FP)
 	RET
+
+// func checkStringAVX2(s string, i int) (end int, st int)
+//
+// checkString's loop, 32 bytes a turn, from i (just past the opening
+// quote): st 0 when the string is valid up to its closing quote (end is
+// the index after it), 1 when it is not (a control byte, a bad escape, no
+// closing quote; end is -1), 2 at a \u escape (end is the index of its
+// backslash), whose four hex digits the caller checks before going on
+// at end+6. Needs len(s) >= 32 and 0 <= i. The last, partial block is
+// read as the last 32 bytes of s, with the flags of the bytes before i
+// shifted out.
+TEXT ·checkStringAVX2(SB), NOSPLIT, $0-40
+	MOVQ s_base+0(FP), SI
+	MOVQ s_len+8(FP), DX
+	MOVQ i+16(FP), AX
+	VMOVDQU quote32<>(SB), Y1
+	VMOVDQU bslash32<>(SB), Y2
+	VMOVDQU ctl32<>(SB), Y3
+	MOVQ DX, R8
+	SUBQ $32, R8 // the start of the last full block
+
+next:
+	CMPQ AX, R8
+	JGT ctail
+	VMOVDQU (SI)(AX*1), Y0
+	VPCMPEQB Y1, Y0, Y4 // '"'
+	VPCMPEQB Y2, Y0, Y5 // '\\'
+	VPMINUB Y3, Y0, Y6
+	VPCMPEQB Y6, Y0, Y6 // <= 0x1f
+	VPOR Y5, Y4, Y4
+	VPOR Y6, Y4, Y4
+	VPMOVMSKB Y4, BX
+	TESTL BX, BX
+	JNZ cfound
+	ADDQ $32, AX
+	JMP next
+
+ctail:
+	CMPQ AX, DX
+	JGE cbad // no closing quote
+	VMOVDQU (SI)(R8*1), Y0
+	VPCMPEQB Y1, Y0, Y4
+	VPCMPEQB Y2, Y0, Y5
+	VPMINUB Y3, Y0, Y6
+	VPCMPEQB Y6, Y0, Y6
+	VPOR Y5, Y4, Y4
+	VPOR Y6, Y4, Y4
+	VPMOVMSKB Y4, BX
+	MOVQ AX, CX
+	SUBQ R8, CX // the bytes of the block before i, already checked
+	SHRL CX, BX
+	TESTL BX, BX
+	JZ cbad // no closing quote
+
+cfound:
+	BSFL BX, CX
+	ADDQ CX, AX // AX: the special byte
+	MOVBLZX (SI)(AX*1), CX
+	CMPB CX, $0x22
+	JEQ cquote
+	CMPB CX, $0x5c
+	JNE cbad // a control byte
+	LEAQ 1(AX), R9
+	CMPQ R9, DX
+	JGE cbad // a backslash at the end
+	MOVBLZX (SI)(R9*1), CX
+	CMPB CX, $0x6e // n
+	JEQ cesc
+	CMPB CX, $0x22 // "
+	JEQ cesc
+	CMPB CX, $0x5c // \\
+	JEQ cesc
+	CMPB CX, $0x74 // t
+	JEQ cesc
+	CMPB CX, $0x72 // r
+	JEQ cesc
+	CMPB CX, $0x2f // /
+	JEQ cesc
+	CMPB CX, $0x62 // b
+	JEQ cesc
+	CMPB CX, $0x66 // f
+	JEQ cesc
+	CMPB CX, $0x75 // u
+	JEQ cuesc
+	JMP cbad
+
+cesc:
+	ADDQ $2, AX
+	JMP next
+
+cquote:
+	INCQ AX
+	VZEROUPPER
+	MOVQ AX, end+24(FP)
+	MOVQ $0, st+32(FP)
+	RET
+
+cuesc:
+	VZEROUPPER
+	MOVQ AX, end+24(FP)
+	MOVQ $2, st+32(FP)
+	RET
+
+cbad:
+	VZEROUPPER
+	MOVQ $-1, end+24(FP)
+	MOVQ $1, st+32(FP)
+	RET

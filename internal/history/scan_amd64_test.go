@@ -13,6 +13,7 @@ func TestWithoutAVX2(t *testing.T) {
 	haveAVX2 = false
 	defer func() { haveAVX2 = true }()
 	t.Run("CheckStringWords", TestCheckStringWords)
+	t.Run("CheckStringRandom", TestCheckStringRandom)
 	t.Run("StrValidatesUTF8AtEveryOffset", TestStrValidatesUTF8AtEveryOffset)
 	t.Run("InvalidUTF8DecodesAsNodeDoes", TestInvalidUTF8DecodesAsNodeDoes)
 	t.Run("SuperJSONMatchesNode", TestSuperJSONMatchesNode)

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -220,6 +221,37 @@ func TestCheckStringWords(t *testing.T) {
 				continue
 			}
 			for end := start + 1; end <= len(text); end++ {
+				s := text[:end]
+				if got, want := checkString(s, start), checkStringBytes(s, start); got != want {
+					t.Fatalf("checkString(%q, %d) = %d, want %d", s, start, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestCheckStringRandom checks checkString (the AVX2 loop where the CPU
+// has it, for texts of 32 bytes or more) against the byte loop on random
+// strings of JSON's pieces: plain runs, high bytes, every escape, bad
+// escapes, \u with good and bad hex digits, control bytes, quotes and
+// backslashes, cut at every length, from every quote.
+func TestCheckStringRandom(t *testing.T) {
+	pieces := []string{"a", "plain text run ", "é", "\xff", "日本", `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`,
+		`\u00e9`, `\uD83D`, `\u12G4`, `\u12`, `\x`, `\`, "\x01", "\x1f", "\t", `"`, " ", strings.Repeat("z", 40)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		var b strings.Builder
+		b.WriteByte('"')
+		for range 1 + rng.IntN(16) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		b.WriteString(`" tail`)
+		text := b.String()
+		for start := 0; start < len(text); start++ {
+			if text[start] != '"' {
+				continue
+			}
+			for end := start + 1; end <= len(text); end += 1 + rng.IntN(3) {
 				s := text[:end]
 				if got, want := checkString(s, start), checkStringBytes(s, start); got != want {
 					t.Fatalf("checkString(%q, %d) = %d, want %d", s, start, got, want)
