@@ -21,10 +21,10 @@
 #
 # Fairness on a shared machine, where both the disk and the page cache are
 # noisy:
-#   - every timed command starts after `sync`, with the database read into
-#     the page cache just before (these machines drop cached pages within
-#     tens of seconds, and a cold read would be charged to whoever runs
-#     first);
+#   - every timed command starts after `sync`, with the database and the
+#     programs (compact, sqlite3 and its libraries, cp) read into the page
+#     cache just before (these machines drop cached pages within tens of
+#     seconds, and a cold read would be charged to whoever runs first);
 #   - each run writes into a fresh directory, and nothing is deleted until
 #     every run is over (deleting a large tree right before a run makes that
 #     run several times slower here);
@@ -71,7 +71,14 @@ run=$(date +%s)
 
 now() { date +%s.%N; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-warm() { cat "$1" > /dev/null; [ -f "$1-wal" ] && cat "$1-wal" > /dev/null; sync; }
+# The programs' own files are read too: these machines drop them from the
+# page cache as fast as the database, and compact's binary (65 MB, most
+# of it SQLite translated to Go) would then be paged in from disk at the
+# start of each run, about 50 ms on the 500 MB database; sqlite3 and cp
+# are small, but get the same treatment.
+progs=("$OUT/compact" "$OUT/readrows" "$(command -v sqlite3)" "$(command -v cp)")
+while read -r lib; do progs+=("$lib"); done < <(ldd "$(command -v sqlite3)" | awk '$3 ~ /^\// { print $3 }')
+warm() { cat "$1" "${progs[@]}" > /dev/null; [ -f "$1-wal" ] && cat "$1-wal" > /dev/null; sync; }
 
 report=()
 for chats in $SIZES; do
