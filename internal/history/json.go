@@ -44,22 +44,10 @@ func parseJSON(text string, lazyAt int, sj bool) (Value, error) {
 func parseJSONIn(ar *Arena, text string, lazyAt int, sj bool) (Value, error) {
 	p := parserPool.Get().(*parser)
 	p.s, p.i, p.lazyAt, p.sj = text, 0, lazyAt, sj
-	if ar != nil {
-		p.a = ar.a
-		ar.busy = true
-		if ar.owned {
-			p.ar = ar
-		}
-	} else {
-		p.a.reset(len(text))
-	}
+	lent := ar.lend(p, len(text))
 	defer func() {
-		p.s, p.lazyAt, p.sj, p.ar = "", 0, false, nil
-		if ar != nil {
-			ar.a = p.a
-			ar.busy = false
-		}
-		p.a.reset(0)
+		p.s, p.lazyAt, p.sj = "", 0, false
+		ar.takeBack(p, lent)
 		parserPool.Put(p)
 	}()
 	p.skipWS()
@@ -160,6 +148,31 @@ func NewOwnedArena() *Arena {
 	a := NewArena()
 	a.owned = true
 	return a
+}
+
+// lend lets p carve its values from a's chunks, and, in an owned arena,
+// makes the lazy containers p makes decode into a later. Nil, or a lent
+// out already (a decode that reads what it decodes), p gets a slab of its
+// own, for a text of n bytes, and lend reports false.
+func (a *Arena) lend(p *parser, n int) bool {
+	if a != nil && a.owned {
+		p.ar = a
+	}
+	if a == nil || a.busy {
+		p.a.reset(n)
+		return false
+	}
+	p.a, a.busy = a.a, true
+	return true
+}
+
+// takeBack ends what lend began: what p carved stays carved.
+func (a *Arena) takeBack(p *parser, lent bool) {
+	if lent {
+		a.a, a.busy = p.a, false
+	}
+	p.a.reset(0)
+	p.ar = nil
 }
 
 // Reset clears every value decoded in a, and lends their memory to the

@@ -239,17 +239,9 @@ func deferInto(root Value, path []string, typ Value) bool {
 // materialize decodes l, already checked, into c.
 func (c *Container) materialize(l *lazySrc) {
 	p := parserPool.Get().(*parser)
-	p.s, p.i, p.lazyAt, p.inMeta, p.checked, p.ar = l.raw, 0, l.lazyAt, l.meta, true, l.ar
-	// In an owned arena, the values go to the arena's memory, unless it
-	// is lent out already (a decode that reads what it decodes).
-	ar := l.ar
-	if ar != nil && !ar.busy {
-		p.a = ar.a
-		ar.busy = true
-	} else {
-		ar = nil
-		p.a.reset(len(l.raw))
-	}
+	p.s, p.i, p.lazyAt, p.inMeta, p.checked = l.raw, 0, l.lazyAt, l.meta, true
+	// In an owned arena (l.ar), the values go to the arena's memory.
+	lent := l.ar.lend(p, len(l.raw))
 	var v Value
 	var err error
 	if l.raw[0] == '{' {
@@ -257,12 +249,8 @@ func (c *Container) materialize(l *lazySrc) {
 	} else {
 		v, err = p.array(l.depth)
 	}
-	if ar != nil {
-		ar.a = p.a
-		ar.busy = false
-	}
-	p.s, p.lazyAt, p.inMeta, p.checked, p.ar = "", 0, false, false, nil
-	p.a.reset(0)
+	l.ar.takeBack(p, lent)
+	p.s, p.lazyAt, p.inMeta, p.checked = "", 0, false, false
 	parserPool.Put(p)
 	if err != nil {
 		// The text was checked when it was first seen.
@@ -275,13 +263,7 @@ func (c *Container) materialize(l *lazySrc) {
 		}
 	}
 	if a := l.ann; a != nil {
-		var tree Value
-		var err error
-		if l.ar != nil && !l.ar.busy {
-			tree, err = parseJSONIn(l.ar, a.raw, 0, false)
-		} else {
-			tree, err = parseJSON(a.raw, 0, false)
-		}
+		tree, err := parseJSONIn(l.ar, a.raw, 0, false)
 		if err == nil {
 			d := decoder{legacy: l.annLegacy}
 			_, err = d.applyValues(v, tree)

@@ -17,6 +17,18 @@ DATA ctl32<>+16(SB)/8, $0x1f1f1f1f1f1f1f1f
 DATA ctl32<>+24(SB)/8, $0x1f1f1f1f1f1f1f1f
 GLOBL ctl32<>(SB), RODATA|NOPTR, $32
 
+// SPECIALS sets BX to the mask of the bytes of Y0 that are '"' (Y1),
+// '\\' (Y2) or at most 0x1f (Y3), the bytes a JSON string's plain run
+// stops at. It uses Y4 to Y6.
+#define SPECIALS \
+	VPCMPEQB Y1, Y0, Y4; \
+	VPCMPEQB Y2, Y0, Y5; \
+	VPMINUB Y3, Y0, Y6; \
+	VPCMPEQB Y6, Y0, Y6; \
+	VPOR Y5, Y4, Y4; \
+	VPOR Y6, Y4, Y4; \
+	VPMOVMSKB Y4, BX
+
 // func scanPlainAVX2(s string, i int) (end int, high bool)
 //
 // scanPlain, 32 bytes a turn: end is the index of the first byte at or
@@ -39,13 +51,7 @@ TEXT ·scanPlainAVX2(SB), NOSPLIT, $0-33
 
 loop:
 	VMOVDQU (SI)(AX*1), Y0
-	VPCMPEQB Y1, Y0, Y4 // '"'
-	VPCMPEQB Y2, Y0, Y5 // '\\'
-	VPMINUB Y3, Y0, Y6
-	VPCMPEQB Y6, Y0, Y6 // <= 0x1f
-	VPOR Y5, Y4, Y4
-	VPOR Y6, Y4, Y4
-	VPMOVMSKB Y4, BX
+	SPECIALS
 	VPMOVMSKB Y0, R9 // >= 0x80
 	TESTL BX, BX
 	JNZ found
@@ -58,13 +64,7 @@ tail:
 	CMPQ AX, DX
 	JGE end
 	VMOVDQU (SI)(R8*1), Y0
-	VPCMPEQB Y1, Y0, Y4
-	VPCMPEQB Y2, Y0, Y5
-	VPMINUB Y3, Y0, Y6
-	VPCMPEQB Y6, Y0, Y6
-	VPOR Y5, Y4, Y4
-	VPOR Y6, Y4, Y4
-	VPMOVMSKB Y4, BX
+	SPECIALS
 	VPMOVMSKB Y0, R9
 	MOVQ AX, CX
 	SUBQ R8, CX // the bytes of the block before i, already scanned
@@ -122,13 +122,7 @@ next:
 	CMPQ AX, R8
 	JGT ctail
 	VMOVDQU (SI)(AX*1), Y0
-	VPCMPEQB Y1, Y0, Y4 // '"'
-	VPCMPEQB Y2, Y0, Y5 // '\\'
-	VPMINUB Y3, Y0, Y6
-	VPCMPEQB Y6, Y0, Y6 // <= 0x1f
-	VPOR Y5, Y4, Y4
-	VPOR Y6, Y4, Y4
-	VPMOVMSKB Y4, BX
+	SPECIALS
 	TESTL BX, BX
 	JNZ cfound
 	ADDQ $32, AX
@@ -138,13 +132,7 @@ ctail:
 	CMPQ AX, DX
 	JGE cbad // no closing quote
 	VMOVDQU (SI)(R8*1), Y0
-	VPCMPEQB Y1, Y0, Y4
-	VPCMPEQB Y2, Y0, Y5
-	VPMINUB Y3, Y0, Y6
-	VPCMPEQB Y6, Y0, Y6
-	VPOR Y5, Y4, Y4
-	VPOR Y6, Y4, Y4
-	VPMOVMSKB Y4, BX
+	SPECIALS
 	MOVQ AX, CX
 	SUBQ R8, CX // the bytes of the block before i, already checked
 	SHRL CX, BX

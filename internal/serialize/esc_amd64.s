@@ -28,6 +28,19 @@ DATA escQuot<>+16(SB)/8, $0x2222222222222222
 DATA escQuot<>+24(SB)/8, $0x2222222222222222
 GLOBL escQuot<>(SB), RODATA|NOPTR, $32
 
+// ESCAPED sets BX to the mask of the bytes of Y0 that XML escaping
+// replaces: & or ' (Y0|1 == Y3), < or > (Y0|2 == Y4), " (Y5), with Y1 and
+// Y2 the ones and twos. It uses Y6 to Y8.
+#define ESCAPED \
+	VPOR Y1, Y0, Y6; \
+	VPCMPEQB Y3, Y6, Y6; \
+	VPOR Y2, Y0, Y7; \
+	VPCMPEQB Y4, Y7, Y7; \
+	VPCMPEQB Y5, Y0, Y8; \
+	VPOR Y7, Y6, Y6; \
+	VPOR Y8, Y6, Y6; \
+	VPMOVMSKB Y6, BX
+
 // func nextEscAVX2(s string, i int) int
 //
 // nextEsc, 32 bytes a turn: the index of the first byte at or after i
@@ -50,14 +63,7 @@ loop:
 	CMPQ AX, R8
 	JGT tail
 	VMOVDQU (SI)(AX*1), Y0
-	VPOR Y1, Y0, Y6
-	VPCMPEQB Y3, Y6, Y6 // & or '
-	VPOR Y2, Y0, Y7
-	VPCMPEQB Y4, Y7, Y7 // < or >
-	VPCMPEQB Y5, Y0, Y8 // "
-	VPOR Y7, Y6, Y6
-	VPOR Y8, Y6, Y6
-	VPMOVMSKB Y6, BX
+	ESCAPED
 	TESTL BX, BX
 	JNZ found
 	ADDQ $32, AX
@@ -67,14 +73,7 @@ tail:
 	CMPQ AX, DX
 	JGE none
 	VMOVDQU (SI)(R8*1), Y0
-	VPOR Y1, Y0, Y6
-	VPCMPEQB Y3, Y6, Y6
-	VPOR Y2, Y0, Y7
-	VPCMPEQB Y4, Y7, Y7
-	VPCMPEQB Y5, Y0, Y8
-	VPOR Y7, Y6, Y6
-	VPOR Y8, Y6, Y6
-	VPMOVMSKB Y6, BX
+	ESCAPED
 	MOVQ AX, CX
 	SUBQ R8, CX // the bytes of the block before i, already scanned
 	SHRL CX, BX
