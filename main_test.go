@@ -35,9 +35,19 @@ func TestMain(m *testing.M) {
 
 func runBinary(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	env := append(os.Environ(), "LC_ALL=", "LC_MESSAGES=", "LANG=", "COMPACT_CONFIG=")
+	return execBinary(t, "", env, stdin, args...)
+}
+
+// execBinary runs the built binary in dir (the test's own directory when
+// empty) with env and stdin, and returns stdout, stderr and the exit
+// status.
+func execBinary(t *testing.T, dir string, env []string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "LC_ALL=", "LC_MESSAGES=", "LANG=", "COMPACT_CONFIG=")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -203,7 +213,7 @@ func TestBadInputIsOneLineAndExitTwo(t *testing.T) {
 					t.Skip("tokens takes one message too")
 				}
 				out, errOut, code := runBinary(t, tt.stdin, cmd)
-				if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "compact: ") {
+				if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "compact "+cmd+": ") {
 					t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 				}
 				if strings.Contains(errOut, "panic") || strings.Contains(errOut, "goroutine") {

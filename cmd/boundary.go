@@ -42,10 +42,11 @@ func newCmdBoundary(f *Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error { return runBoundary(c, opts, args) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.tokens, "tokens", "", "comma-separated token estimates, oldest first (empty: no messages)")
-	fl.IntVar(&opts.contextWindow, "context-window", 0, "the model's context window in tokens")
-	fl.StringVar(&opts.model, "model", "", "look the context window up in the context_windows table")
-	fl.IntVar(&opts.minUncompressed, "min-uncompressed", 0, "the agent's minUncompressedMessages (default from configuration)")
+	fl.StringVar(&opts.tokens, "tokens", "", "per-message token estimates `N,N,...`, oldest first (empty: no messages)")
+	fl.IntVar(&opts.contextWindow, "context-window", 0, "the model's context window in `TOKENS`")
+	fl.StringVar(&opts.model, "model", "", "look the context window of model `ID` up in the context_windows table")
+	fl.IntVar(&opts.minUncompressed, "min-uncompressed", 0, "keep at least `N` messages uncompressed (default: the agent's, from the configuration)")
+	completeContextWindowModels(c, f)
 	return c
 }
 
@@ -67,7 +68,7 @@ func runBoundary(c *cobra.Command, opts *boundaryOptions, args []string) error {
 	var r boundary.Result
 	if fl.Changed("tokens") {
 		if len(args) > 0 {
-			return usageErr("boundary: --tokens and a FILE argument are mutually exclusive")
+			return usageErr("--tokens and a FILE argument are mutually exclusive")
 		}
 		tokens, err := parseTokenList(opts.tokens)
 		if err != nil {

@@ -3,10 +3,14 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +18,9 @@ import (
 	"github.com/compactlab/compact/internal/estimate"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/pipeline"
+	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
+	"github.com/compactlab/compact/internal/store"
 )
 
 func init() { register(newCmdCompress) }
@@ -52,12 +58,14 @@ func newCmdCompress(f *Factory) *cobra.Command {
 			"pipeline.json with the figures) and sends it to --model or the cascade,\n" +
 			"recording the answer under replays/<run>/. When the walk finds nothing to\n" +
 			"compress it says why and writes nothing.",
-		Example: "  compact compress --db examples/stagewise/instances.sqlite --chat chat-darkmode --model builtin\n" +
-			"  compact compress --chat 7f3a… --at 40 --context-window 200000 --no-model",
+		Example: "  compact compress --db examples/stagewise/instances.sqlite --chat ff5dc157-1738-4824-a458-f29a0cd9d0fb --model builtin\n" +
+			"  compact compress --channel nightly --chat 7f3a… --at 40 --context-window 200000 --no-model",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
+				return err
+			}
 			str := func(flag, key string, dst *string) { configDefault(c, f, flag, key, dst) }
-			str("channel", "extract::channel", &opts.Channel)
 			str("pack", "pack", &opts.Pack)
 			str("profile", "profile", &opts.Profile)
 			str("skills-dir", "skills_dir", &opts.SkillsDir)
@@ -66,24 +74,45 @@ func newCmdCompress(f *Factory) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.DB, "db", "", "database file (default: the channel's path for this OS)")
-	fl.StringVar(&opts.Channel, "channel", "prerelease", "release channel whose database to read")
-	fl.StringVar(&opts.Chat, "chat", "", "chat id (required)")
-	fl.IntVar(&opts.At, "at", -1, "take the chat as it stood after message N (0-based)")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window (default: the chat's model in the context_windows table)")
-	fl.IntVar(&opts.MinUncomp, "min-uncompressed", 0, "the agent's minUncompressedMessages (default from configuration)")
-	fl.StringVar(&opts.Model, "model", "", "send the request to this model")
+	fl.StringVar(&opts.DB, "db", "", "read the database at `PATH` instead of the channel's")
+	addChannelFlag(c, &opts.Channel, "read the desktop app's database of release channel `NAME`: "+strings.Join(extract.ChannelNames, ", "))
+	fl.StringVar(&opts.Chat, "chat", "", "`ID` of the chat to compress (required)")
+	fl.IntVar(&opts.At, "at", -1, "take the chat as it stood after message `N` (0-based; -1: as it stands now)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in `TOKENS` (default: the chat's model in the context_windows table)")
+	fl.IntVar(&opts.MinUncomp, "min-uncompressed", 0, "keep at least `N` messages uncompressed (default: the agent's, from the configuration)")
+	fl.StringVar(&opts.Model, "model", "", "send the request to the model `ID` (see the models table in \"compact config show\")")
 	fl.BoolVar(&opts.Cascade, "cascade", false, "send the request through the cascade (the default)")
-	fl.StringVar(&opts.Fallback, "fallback-model", "", "with the cascade: the model tried last (default: the chat's own model)")
+	fl.StringVar(&opts.Fallback, "fallback-model", "", "with the cascade: the model `ID` tried last (default: the chat's own model)")
 	fl.BoolVar(&opts.NoModel, "no-model", false, "write the bundle and stop: send nothing")
-	fl.StringVar(&opts.Out, "out", "", "bundle directory (default experiments-data/compress/<chat>-at-<N>)")
+	fl.StringVar(&opts.Out, "out", "", "write the bundle to `DIR` (default experiments-data/compress/<chat>-at-<N>)")
 	fl.BoolVar(&opts.Force, "force", false, "replace an existing bundle directory")
-	fl.StringVar(&opts.Pack, "pack", "default", "prompt pack: a built-in name or a directory")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream version: e3e or head")
-	fl.StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against DIR")
-	fl.StringVar(&opts.Locale, "locale", "", "locale of the hint numbers (default: from the environment)")
+	fl.StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in `NAME` or a directory written by \"compact prompt import\"")
+	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	fl.StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills and DIR/plugins")
+	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
 	c.MarkFlagsMutuallyExclusive("model", "cascade", "no-model")
+	completeProfile(c)
+	completePack(c)
+	completeDBFlags(c)
+	for _, name := range []string{"model", "fallback-model"} {
+		_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return completionModels(f), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
 	return c
+}
+
+// completionModels lists the ids of the model table, for completion.
+func completionModels(f *Factory) []string {
+	st, err := completionConfig(f)
+	if err != nil {
+		return nil
+	}
+	cs, err := cascade.Load(st, f.Getenv)
+	if err != nil {
+		return nil
+	}
+	return cs.Models.IDs()
 }
 
 func runCompress(c *cobra.Command, opts *compressOptions) error {
@@ -121,13 +150,27 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		w := opts.ContextWindow
 		window = &w
 	}
-	res, err := pipeline.Run(context.Background(), pipeline.Options{
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// A Ctrl-C while a model writes cancels the request; what was written
+	// stays, and the run exits 130.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := pipeline.Run(ctx, pipeline.Options{
 		DBPath: db, ChatID: opts.Chat, At: opts.At, ContextWindow: window,
 		Windows: f.Config.ContextWindows(), Params: params, Profile: profile, Estimate: est,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, OutDir: out, Force: opts.Force,
 	})
 	if err != nil {
-		return fmt.Errorf("compress: %w", err)
+		if ctx.Err() != nil && isInterrupt(err) {
+			return interrupted("interrupted; nothing written")
+		}
+		if errors.Is(err, store.ErrChatNotFound) {
+			return usageErr("--chat: no chat %q in %s (compact extract --json lists the chat ids)", opts.Chat, db)
+		}
+		return err
 	}
 	w := f.IO.Out
 	var items []replay.Item
@@ -159,15 +202,35 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		} else {
 			order = []string{opts.Model}
 		}
+		// As replay does: models without a key are left out, and with
+		// none left nothing is sent (the bundle stays written).
+		if cs, ok := gen.(*cascade.Cascade); ok && opts.Generator == nil {
+			ready, missing := cs.SplitByKey(order)
+			if len(ready) == 0 && len(missing) > 0 {
+				what := "any model of the cascade"
+				if len(missing) == 1 {
+					what = missing[0].Model
+				}
+				return usageErr("no API key for %s: set %s; the bundle is written (%s): replay it offline with compact replay --model builtin %s, or use --model builtin or --no-model",
+					what, keyVars(missing, len(missing) > 1), res.Bundle, res.Bundle)
+			}
+			if len(missing) > 0 {
+				fmt.Fprintf(f.IO.ErrOut, "compact compress: no API key for %s; the cascade goes on without them\n", modelsAndVars(missing))
+				order = ready
+			}
+		}
 		run := "cascade"
 		if opts.Model != "" {
 			run = opts.Model
 		}
-		items, err = replay.Run(context.Background(), gen, replay.Options{
+		items, err = replay.Run(ctx, gen, replay.Options{
 			Bundles: []string{res.Bundle}, Models: order, Run: run, Jobs: 1, Force: true, ToolVersion: Version,
 		}, replay.Hooks{})
 		if err != nil {
-			return fmt.Errorf("compress: %w", err)
+			if ctx.Err() != nil && isInterrupt(err) {
+				return interrupted("interrupted; the bundle is in %s, without a briefing", res.Bundle)
+			}
+			return err
 		}
 	}
 	if f.JSON {
@@ -179,28 +242,28 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 			Replay []replay.Item `json:"replay,omitempty"`
 		}{res, items})
 	}
-	fmt.Fprintf(w, "chat %s (%s), %d messages, model %s\n", res.ChatID, res.Title, res.Messages, dash(res.ActiveModel))
+	fmt.Fprintf(w, "chat %s (%s), %s, model %s\n", res.ChatID, res.Title, plural(res.Messages, "message"), dash(res.ActiveModel))
 	tr := res.Trigger
 	fmt.Fprintf(w, "trigger: %v — %s (used %s, from the %s)\n", tr.Trigger, tr.Explanation, fmtTokens(tr.UsedTokens), res.UsedTokensFrom)
 	wk := res.Walk
 	switch {
 	case res.Skipped():
-		fmt.Fprintf(w, "walk: %s — kept budget %d tokens, floor %d messages, context window %d; nothing written\n",
-			wk.Kind, wk.KeptBudget, wk.Floor, wk.ContextWindow)
+		fmt.Fprintf(w, "walk: %s — kept budget %s, floor %s, context window %s; nothing written\n",
+			wk.Kind, plural(wk.KeptBudget, "token"), plural(wk.Floor, "message"), plural(wk.ContextWindow, "token"))
 		return nil
 	default:
-		fmt.Fprintf(w, "walk: compress before message %d, keeping %d messages (%s of %d tokens), floor %d\n",
-			*wk.BoundaryIndex, *wk.KeptCount, fmtTokens(wk.KeptTokens), wk.KeptBudget, wk.Floor)
+		fmt.Fprintf(w, "walk: compress before message %d, keeping %s (%s of %s), floor %s\n",
+			*wk.BoundaryIndex, plural(*wk.KeptCount, "message"), fmtTokens(wk.KeptTokens), plural(wk.KeptBudget, "token"), plural(wk.Floor, "message"))
 	}
 	if wk.SingleMessageWarning {
 		fmt.Fprintln(w, "warning: the last message alone exceeds the kept budget; the app keeps it alone")
 	}
-	fmt.Fprintf(w, "prompt: compact history %d chars, previous briefing %d chars, user message %d chars\n", res.CompactChars, res.PrevChars, res.UserChars)
+	fmt.Fprintf(w, "prompt: compact history %s, previous briefing %s, user message %s\n", plural(res.CompactChars, "char"), plural(res.PrevChars, "char"), plural(res.UserChars, "char"))
 	fmt.Fprintf(w, "bundle: %s\n", res.Bundle)
 	for _, it := range items {
 		switch it.Status {
 		case replay.StatusOK:
-			fmt.Fprintf(w, "briefing: %d chars from %s -> %s\n", it.Chars, it.Model, filepath.Join(res.Bundle, replay.DirReplays))
+			fmt.Fprintf(w, "briefing: %s from %s -> %s\n", plural(it.Chars, "char"), it.Model, filepath.Join(res.Bundle, replay.DirReplays))
 		default:
 			fmt.Fprintf(w, "briefing: %s: %s\n", it.Status, it.Error)
 		}

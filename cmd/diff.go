@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,11 +22,13 @@ func init() { register(newCmdDiff) }
 type diffOptions struct {
 	f       *Factory
 	Paths   []string
+	Channel string
 	Run     string
 	A, B    string
 	Format  string
 	FailOn  []string
 	Stat    bool
+	Worst   int
 	Color   string
 	Jobs    int
 	Target  int
@@ -40,29 +43,40 @@ var diffIsTerminal = writerIsTerminal
 func newCmdDiff(f *Factory) *cobra.Command {
 	opts := &diffOptions{f: f, isTerminal: diffIsTerminal}
 	c := &cobra.Command{
-		Use:   "diff [PATH]... [--run NAME] [--a FILE --b FILE] [--format text|json|markdown] [--fail-on RULE]...",
-		Short: "Compare actual and replayed briefings: a section diff and quality measures",
-		Long: "For every bundle under each PATH (a bundle, chat or channel directory;\n" +
-			"default: the default extract output) compares A, the bundle's\n" +
-			"actual-output.md, with B, the output of a replay (replays/<run>/output.md;\n" +
-			"--run, default the newest replay). --a and --b compare any two files,\n" +
-			"measured against the compact-history.xml beside A when there is one.\n\n" +
-			"Prints a diff organised by ## section (kept, changed, only in A, only in\n" +
-			"B; sentences as lines) and, for A and B, the size against the target and\n" +
-			"the previous briefing, the must-keep items of the input each kept or lost\n" +
+		Use:   "diff [PATH]...",
+		Short: "Compare the app's briefings (A) with replayed ones (B): a section diff and quality measures",
+		Long: "Compares two briefings written from the same history:\n\n" +
+			"  A  the briefing the app stored: the bundle's actual-output.md\n" +
+			"  B  a replay's briefing: the bundle's replays/<run>/output.md, written by\n" +
+			"     compact replay (--run NAME; default: the newest replay with an answer,\n" +
+			"     so a failed replay, which leaves only its replay.json, is passed over)\n\n" +
+			"Every bundle under each PATH (a bundle, chat or channel directory; default:\n" +
+			"the extract output of --channel) is compared. --a and --b compare any two\n" +
+			"files instead, measured against the compact-history.xml beside A.\n\n" +
+			"For each bundle: a diff by ## section (kept, changed, only in A, only in\n" +
+			"B; one sentence a line); for A and for B the size against the target and\n" +
+			"the previous briefing, the must-keep items of the history kept or lost\n" +
 			"(paths, links, colours, the previous briefing's headings, the user's\n" +
-			"decisions, failed tool outcomes), XML tag leaks and broken output rules,\n" +
-			"and their similarity (ROUGE-L, sentence reuse). With many bundles, a table\n" +
-			"worst first with totals and medians, and the sizes along each chain.\n\n" +
-			"Exit status: 0 done; 1 a --fail-on measure is worse in B than in A, or a\n" +
-			"bundle could not be compared (the others still are); 2 usage or input\n" +
-			"error.",
-		Example: "  compact diff experiments-data/history-compression/prerelease --stat\n" +
+			"decisions, failed tool outcomes), XML tag leaks and broken output rules;\n" +
+			"and their similarity (ROUGE-L, sentence reuse). With more than one bundle,\n" +
+			"a table worst first with totals and medians, and the sizes along each\n" +
+			"chain. --stat prints only the summary: totals, medians, the --worst\n" +
+			"bundles and chains (for one bundle: its measures without the diff).\n" +
+			"--json writes everything; --stat --json the summary only.\n\n" +
+			"Exit status: 0 done; 1 B is worse than A on a --fail-on measure, or some\n" +
+			"bundles could not be compared (the others still are); 2 usage or input\n" +
+			"error, or nothing to compare (no bundles, or no replay with an answer).",
+		Example: "  compact diff --stat\n" +
+			"  compact diff --channel nightly --stat --worst 20\n" +
 			"  compact diff path/to/compression-002 --run builtin --format markdown\n" +
 			"  compact diff --a old.md --b new.md\n" +
-			"  compact diff runs/ --fail-on lost-paths --fail-on leak --json",
+			"  compact diff runs/ --fail-on lost-paths --fail-on leak --stat",
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
+				return err
+			}
 			if !c.Flags().Changed("profile") {
 				opts.Profile = f.Config.String("profile")
 			}
@@ -71,16 +85,52 @@ func newCmdDiff(f *Factory) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Run, "run", "", "replay run to compare with (default: the newest replay of each bundle)")
-	fl.StringVar(&opts.A, "a", "", "compare this file (A) ...")
-	fl.StringVar(&opts.B, "b", "", "... with this one (B)")
+	fl.StringVar(&opts.Run, "run", "", "replay run to compare with, by its directory name under replays/ (default: the newest replay with an answer)")
+	fl.StringVar(&opts.A, "a", "", "compare this file as A (with --b, instead of bundles)")
+	fl.StringVar(&opts.B, "b", "", "compare this file as B (with --a)")
+	addChannelFlag(c, &opts.Channel, "channel whose extract output to compare when no PATH is given")
 	fl.StringVar(&opts.Format, "format", "text", "output format: text, json or markdown (--json is --format json)")
-	fl.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit 1 when B is worse than A on: lost-paths, leak, rules or shrink (repeatable)")
-	fl.BoolVar(&opts.Stat, "stat", false, "only the summary lines: no diffs, no lists of lost items")
+	fl.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit 1 when B is worse than A on: lost-paths, leak, rules or shrink (repeatable, or comma-separated)")
+	fl.BoolVar(&opts.Stat, "stat", false, "print only the summary: totals, medians, the worst bundles and chains")
+	fl.BoolVar(&opts.Stat, "summary", false, "the same as --stat")
+	fl.IntVar(&opts.Worst, "worst", 10, "with --stat, how many of the worst bundles and chains to list")
 	fl.StringVar(&opts.Color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
-	fl.IntVarP(&opts.Jobs, "jobs", "j", 0, "bundles compared in parallel (default: CPUs)")
+	addJobsFlag(c, &opts.Jobs, 0, "bundles compared at once (default: the number of CPUs)")
 	fl.StringVar(&opts.Profile, "profile", "e3e", "rules profile for bundles whose metadata does not say: e3e or head")
+	completeValues(c, "format", "text", "json", "markdown")
+	completeValues(c, "color", "auto", "always", "never")
+	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
+	completeValues(c, "fail-on", diff.Measures...)
+	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
+	})
+	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
 	return c
+}
+
+// diffRunNames completes --run: the run directories under replays/ of the
+// bundles under args, or under the default channel directory.
+func diffRunNames(c *cobra.Command, f *Factory, opts *diffOptions, args []string) []string {
+	paths := args
+	if len(paths) == 0 {
+		st, err := completionConfig(f)
+		if err != nil {
+			return nil
+		}
+		channel := opts.Channel
+		if !c.Flags().Changed("channel") {
+			channel = st.String("extract::channel")
+		}
+		paths = []string{filepath.Join(st.String("extract::out"), channel)}
+	}
+	var bundles []string
+	for _, p := range paths {
+		found, _ := diff.FindBundles(p)
+		bundles = append(bundles, found...)
+	}
+	return diff.RunNames(bundles)
 }
 
 // writerIsTerminal reports whether w is a terminal.
@@ -106,11 +156,7 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	var failOn []string
 	for _, m := range opts.FailOn {
 		m = strings.TrimSpace(m)
-		ok := false
-		for _, known := range diff.Measures {
-			ok = ok || m == known
-		}
-		if !ok {
+		if !slices.Contains(diff.Measures, m) {
 			return usageErr("diff: --fail-on: unknown measure %q (want %s)", m, strings.Join(diff.Measures, ", "))
 		}
 		failOn = append(failOn, m)
@@ -131,9 +177,15 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	if opts.Jobs < 0 {
 		return usageErr("diff: --jobs must not be negative")
 	}
+	if opts.Worst < 0 {
+		return usageErr("diff: --worst must not be negative")
+	}
 	dopt := diff.Options{Run: opts.Run, Target: opts.Target, Profile: opts.Profile, WithDiffs: !opts.Stat}
 	if (opts.A == "") != (opts.B == "") {
 		return usageErr("diff: --a and --b go together")
+	}
+	if c.Flags().Changed("channel") && (opts.A != "" || len(opts.Paths) > 0) {
+		return usageErr("diff: --channel picks the directory to compare when no PATH is given; drop it or the PATH (or --a/--b)")
 	}
 
 	var cs []*diff.Comparison
@@ -151,7 +203,7 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		}
 		cs = []*diff.Comparison{diff.Compare(in)}
 	} else {
-		dirs, err := diffBundles(f, opts.Paths)
+		dirs, err := diffBundles(f, opts.Paths, opts.Channel)
 		if err != nil {
 			return err
 		}
@@ -165,19 +217,24 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		}
 		cs, errs = diff.CompareBundles(dirs, dopt, opts.Jobs)
 		prog.clear()
-		for _, e := range errs {
-			fmt.Fprintf(f.IO.ErrOut, "compact diff: %s: %s\n", e.Bundle, e.Error)
+		if len(cs) == 0 && len(errs) > 0 && allNoAnswer(errs) {
+			return noAnswer(opts, errs)
 		}
+		diffReportErrors(f, opts, errs)
 	}
 	rep := diff.NewReport(cs, errs, failOn)
 	var err error
-	switch format {
-	case "json":
+	topt := diff.TextOptions{Color: color, Stat: opts.Stat, Worst: opts.Worst}
+	switch {
+	case format == "json" && opts.Stat:
+		err = rep.WriteStatJSON(f.IO.Out, opts.Worst)
+	case format == "json":
 		err = rep.WriteJSON(f.IO.Out)
-	case "markdown":
-		err = rep.WriteMarkdown(f.IO.Out, diff.TextOptions{Stat: opts.Stat})
+	case format == "markdown":
+		topt.Color = false
+		err = rep.WriteMarkdown(f.IO.Out, topt)
 	default:
-		err = rep.WriteText(f.IO.Out, diff.TextOptions{Color: color, Stat: opts.Stat})
+		err = rep.WriteText(f.IO.Out, topt)
 	}
 	if err != nil {
 		return err
@@ -188,27 +245,130 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		for _, fl := range rep.Failed {
 			bad[fl.Bundle] = true
 		}
-		problems = append(problems, fmt.Sprintf("--fail-on %s: B is worse than A in %d of %d comparisons",
-			strings.Join(failOn, ","), len(bad), len(cs)))
+		problems = append(problems, fmt.Sprintf("--fail-on %s: B is worse than A in %d of %s",
+			strings.Join(failOn, ","), len(bad), plural(len(cs), "comparison")))
 	}
 	if len(errs) > 0 {
-		problems = append(problems, fmt.Sprintf("%d of %d bundles not compared", len(errs), len(errs)+len(cs)))
+		msg := fmt.Sprintf("%d of %s not compared", len(errs), plural(len(errs)+len(cs), "bundle"))
+		noAns := 0
+		for _, e := range errs {
+			if e.NoAnswer {
+				noAns++
+			}
+		}
+		switch {
+		case noAns == len(errs):
+			msg += " (no replay with an answer)"
+		case noAns > 0:
+			msg += fmt.Sprintf(" (%d with no replay with an answer)", noAns)
+		}
+		problems = append(problems, msg)
 	}
 	if len(problems) > 0 {
-		return &ExitError{Code: 1, Err: errors.New("diff: " + strings.Join(problems, "; "))}
+		return &ExitError{Code: exitFailed, Err: errors.New("diff: " + strings.Join(problems, "; "))}
 	}
 	return nil
 }
 
-// diffBundles lists the bundles under paths, or under the default extract
-// output when there are none.
-func diffBundles(f *Factory, paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		def := filepath.Join(f.Config.String("extract::out"), f.Config.String("extract::channel"))
-		if _, err := os.Stat(def); err != nil {
-			return nil, usageErr("diff: no PATH given and the default extract output %s does not exist", def)
+// diffReportErrors prints one line per bundle that could not be compared;
+// with --stat, only the first --worst of them and a count of the rest.
+func diffReportErrors(f *Factory, opts *diffOptions, errs []diff.BundleError) {
+	for i, e := range errs {
+		if opts.Stat && i == max(opts.Worst, 1) {
+			fmt.Fprintf(f.IO.ErrOut, "compact diff: and %s not compared (without --stat, or with --json, all are listed)\n",
+				plural(len(errs)-i, "more bundle"))
+			return
 		}
-		paths = []string{def}
+		fmt.Fprintf(f.IO.ErrOut, "compact diff: %s: %s\n", e.Bundle, e.Error)
+	}
+}
+
+func allNoAnswer(errs []diff.BundleError) bool {
+	for _, e := range errs {
+		if !e.NoAnswer {
+			return false
+		}
+	}
+	return true
+}
+
+// noAnswer is the one error for bundles none of which has a replay to
+// compare with: which runs there are and how to pick or make one (exit 2).
+func noAnswer(opts *diffOptions, errs []diff.BundleError) error {
+	tally := diff.TallyRuns(errs)
+	replayCmd := "compact replay --model builtin"
+	if len(opts.Paths) > 0 {
+		replayCmd += " " + strings.Join(opts.Paths, " ")
+	} else if opts.Channel != "prerelease" {
+		replayCmd = "compact replay --channel " + opts.Channel + " --model builtin"
+	}
+	where := plural(len(errs), "bundle")
+	if len(tally) == 0 {
+		return usageErr("no replays yet in %s: make one with `%s` (no key needed), then run diff again", where, replayCmd)
+	}
+	var found []string
+	answered, named := "", false
+	for _, t := range tally {
+		named = named || t.Run == opts.Run
+		var parts []string
+		if t.Answered > 0 {
+			parts = append(parts, fmt.Sprintf("%d answered", t.Answered))
+			if answered == "" {
+				answered = t.Run
+			}
+		}
+		if t.Failed > 0 {
+			failed := fmt.Sprintf("%d failed", t.Failed)
+			if t.FirstError != "" {
+				failed += ": " + clipRunes(t.FirstError, 80)
+			}
+			parts = append(parts, failed)
+		}
+		found = append(found, t.Run+" ("+strings.Join(parts, ", ")+")")
+	}
+	none := 0
+	for _, e := range errs {
+		if len(e.Runs) == 0 {
+			none++
+		}
+	}
+	runs := "runs found: " + strings.Join(found, "; ")
+	if none > 0 {
+		runs += fmt.Sprintf("; no replay at all in %d", none)
+	}
+	what := "no replay with an answer"
+	switch {
+	case opts.Run != "" && named:
+		what = fmt.Sprintf("run %q has no answer", opts.Run)
+	case opts.Run != "":
+		what = fmt.Sprintf("no run named %q", opts.Run)
+	}
+	pick := "compare a run with --run NAME"
+	if answered != "" && answered != opts.Run {
+		pick = "compare one with --run " + answered
+	}
+	return usageErr("%s in %s; %s; %s, or make one with `%s`", what, where, runs, pick, replayCmd)
+}
+
+// clipRunes shortens s to at most n runes, marking the cut with "…".
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// diffBundles lists the bundles under paths, or under the channel's
+// default extract output when there are none.
+func diffBundles(f *Factory, paths []string, channel string) ([]string, error) {
+	if len(paths) == 0 {
+		def := channelDir(f, channel)
+		found, err := diff.FindBundles(def)
+		if err != nil || len(found) == 0 {
+			return nil, noBundles(def, channel)
+		}
+		return found, nil
 	}
 	var dirs []string
 	seen := map[string]bool{}
@@ -216,12 +376,12 @@ func diffBundles(f *Factory, paths []string) ([]string, error) {
 		found, err := diff.FindBundles(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, usageErr("diff: %s does not exist", p)
+				return nil, noBundles(p, "")
 			}
 			return nil, usageErr("diff: %v", err)
 		}
 		if len(found) == 0 {
-			return nil, usageErr("diff: no bundles under %s (a bundle holds actual-output.md)", p)
+			return nil, noBundles(p, "")
 		}
 		for _, d := range found {
 			if !seen[d] {

@@ -105,7 +105,7 @@ func TestDiffBundleWithReplay(t *testing.T) {
 	}
 	// --fail-on lost-paths: B lost a path A kept.
 	code, _, errOut = diffRun(t, nil, "diff", "--stat", "--fail-on", "lost-paths", b)
-	if code != 1 || !strings.Contains(errOut, "compact: diff: --fail-on lost-paths: B is worse than A in 1 of 1 comparisons") {
+	if code != 1 || errOut != "compact diff: --fail-on lost-paths: B is worse than A in 1 of 1 comparison\n" {
 		t.Errorf("--fail-on lost-paths: exit %d, stderr %q", code, errOut)
 	}
 	// ... but not on the other measures.
@@ -205,10 +205,16 @@ func TestDiffChannelWithAMissingReplay(t *testing.T) {
 		}
 	}
 	// The same run as text: the table and the chains.
-	code, out, _ = diffRun(t, nil, "diff", "--stat", root)
+	code, out, _ = diffRun(t, nil, "diff", root)
 	if code != 1 || !strings.Contains(out, "total (9)") || !strings.Contains(out, "chains (briefing sizes in compression order)") ||
 		!strings.Contains(out, "  A  100 → 29999 → 45000\n") {
 		t.Errorf("exit %d, text:\n%s", code, out)
+	}
+	// --stat: the summary only, the chains compact.
+	code, out, _ = diffRun(t, nil, "diff", "--stat", root)
+	if code != 1 || !strings.Contains(out, "9 bundles compared under "+root+", 1 not compared; B from run builtin, the newest with an answer\n") ||
+		!strings.Contains(out, "  002-short-chain-with-large-summaries  A   100  30k  45k\n") || strings.Contains(out, "== ") {
+		t.Errorf("exit %d, --stat:\n%s", code, out)
 	}
 	// --format json is --json.
 	code2, out2, _ := diffRun(t, nil, "diff", "--format", "json", "--fail-on", "leak", root)
@@ -233,7 +239,8 @@ func TestDiffRunPicksTheNamedReplay(t *testing.T) {
 		t.Errorf("--run old:\n%s", out)
 	}
 	code, _, errOut := diffRun(t, nil, "diff", "--run", "gpt-5.4-nano", b)
-	if code != 1 || !strings.Contains(errOut, `no replay named "gpt-5.4-nano" (have: new, old)`) {
+	if code != 2 || errOut != `compact diff: no run named "gpt-5.4-nano" in 1 bundle; runs found: new (1 answered); old (1 answered); `+
+		"compare one with --run new, or make one with `compact replay --model builtin "+b+"`\n" {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
@@ -319,7 +326,8 @@ func TestDiffBadInput(t *testing.T) {
 	}
 	code, out, errOut := diffRun(t, nil, "diff", "--stat", chat)
 	bad := filepath.Join(chat, "compression-002", "replays", "builtin", "output.md")
-	if code != 1 || !strings.Contains(errOut, bad+" is not text (invalid UTF-8 at offset 0)") || strings.Count(out, "== ") != 2 {
+	if code != 1 || !strings.Contains(errOut, bad+" is not text (invalid UTF-8 at offset 0)") ||
+		!strings.HasSuffix(errOut, "compact diff: 1 of 3 bundles not compared\n") || !strings.HasPrefix(out, "2 bundles compared under "+root+", 1 not compared") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 }
@@ -366,11 +374,13 @@ func TestDiffDefaultPathIsTheExtractOutput(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "compact.yaml")
 	diffWrite(t, cfg, "extract:\n  out: "+filepath.Dir(root)+"\n  channel: prerelease\n")
 	code, out, errOut := diffRun(t, nil, "--config", cfg, "diff", "--stat")
-	if code != 1 || !strings.Contains(out, "== "+b) || strings.Count(errOut, "no replay") != 9 {
+	if code != 1 || !strings.Contains(out, "== "+b) || strings.Count(errOut, "no replay (nothing under replays/)") != 9 ||
+		!strings.HasSuffix(errOut, "compact diff: 9 of 10 bundles not compared (no replay with an answer)\n") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 	diffWrite(t, cfg, "extract:\n  out: "+filepath.Join(t.TempDir(), "none")+"\n")
-	if code, _, errOut := diffRun(t, nil, "--config", cfg, "diff"); code != 2 || !strings.Contains(errOut, "no PATH given and the default extract output") {
+	if code, _, errOut := diffRun(t, nil, "--config", cfg, "diff"); code != 2 || !strings.Contains(errOut, "compact diff: no bundles: ") ||
+		!strings.Contains(errOut, "none/prerelease does not exist; run `compact extract` first") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

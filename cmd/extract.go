@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -17,7 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/prompt"
 )
 
 func init() { register(newCmdExtract) }
@@ -27,7 +27,7 @@ type extractOptions struct {
 	Channel     string
 	DB          string
 	Source      string
-	MinMessages string
+	MinMessages int
 	SkillsDir   string
 	Pack        string
 	Out         string
@@ -49,19 +49,37 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"message that carries a stored briefing (compressedHistory), and writes one\n" +
 			"bundle per such compression event: system-prompt.md, user-message.md,\n" +
 			"compact-history.xml, actual-output.md and metadata.json, byte for byte as\n" +
-			"the upstream extraction writes them. The default source is the live\n" +
-			"agentMessages table; --source history reads the stale legacy column as the\n" +
-			"upstream script does.",
+			"the upstream extraction writes them.\n\n" +
+			"The database is the desktop app's for --channel (prerelease unless the\n" +
+			"configuration says otherwise), or the file given with --db. Bundles go to\n" +
+			"experiments-data/history-compression/<channel>, or --out; a directory\n" +
+			"that already holds files is left alone unless --force. The default source\n" +
+			"is the live agentMessages table; --source history reads the stale legacy\n" +
+			"column as the upstream script does.",
+		Example: "  compact extract\n" +
+			"  compact extract --channel nightly\n" +
+			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +
+			"  compact extract --db examples/stagewise/instances.sqlite --chat ff5dc157-1738-4824-a458-f29a0cd9d0fb --json",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
+				return err
+			}
 			str := func(flag, key string, dst *string) { configDefault(c, f, flag, key, dst) }
-			str("channel", "extract::channel", &opts.Channel)
 			str("source", "extract::source", &opts.Source)
-			str("min-messages", "extract::min_messages", &opts.MinMessages)
 			str("skills-dir", "skills_dir", &opts.SkillsDir)
 			str("pack", "pack", &opts.Pack)
 			str("profile", "profile", &opts.Profile)
 			str("locale", "locale", &opts.Locale)
+			if !c.Flags().Changed("min-messages") {
+				key := "extract" + config.Delim + "min_messages"
+				v := strings.TrimSpace(f.Config.String(key))
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return usageErr("%s: %q is not a whole number (%s)", configKeyName(key), v, f.Config.Source(key))
+				}
+				opts.MinMessages = n
+			}
 			if !c.Flags().Changed("out") {
 				opts.Out = ""
 			}
@@ -69,19 +87,27 @@ func newCmdExtract(f *Factory) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Channel, "channel", "prerelease", "release channel whose database to read: release, prerelease, nightly or dev")
-	fl.StringVar(&opts.DB, "db", "", "database file (default: the channel's path for this OS)")
-	fl.StringVar(&opts.Source, "source", "messages", "where messages come from: messages (live table) or history (stale legacy column)")
-	fl.StringVar(&opts.MinMessages, "min-messages", "6", "skip chats with fewer messages")
-	fl.StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against DIR/skills and DIR/plugins")
-	fl.StringVar(&opts.Pack, "pack", "default", "prompt pack: a built-in name or a directory from `compact prompt import`")
-	fl.StringVar(&opts.Out, "out", "", "channel output directory (default experiments-data/history-compression/<channel>)")
-	fl.StringArrayVar(&opts.Chats, "chat", nil, "extract only this chat id (repeatable)")
+	addChannelFlag(c, &opts.Channel, "read the desktop app's database of release channel `NAME`: "+strings.Join(extract.ChannelNames, ", "))
+	fl.StringVar(&opts.DB, "db", "", "read the database at `PATH` instead of the channel's")
+	fl.StringVar(&opts.Source, "source", extract.SourceMessages, "read messages from `SOURCE`: messages (the live table) or history (the stale legacy column)")
+	fl.IntVar(&opts.MinMessages, "min-messages", 6, "skip chats with fewer than `N` messages")
+	fl.StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills and DIR/plugins")
+	fl.StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in `NAME` or a directory written by \"compact prompt import\"")
+	fl.StringVar(&opts.Out, "out", "", "write the chat directories to `DIR` (default experiments-data/history-compression/<channel>)")
+	fl.StringArrayVar(&opts.Chats, "chat", nil, "extract only the chat with this `ID` (repeatable; an unknown id is an error)")
 	fl.BoolVar(&opts.Force, "force", false, "replace a non-empty output directory as a whole")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream version: e3e or head")
-	fl.StringVar(&opts.Locale, "locale", "", "locale of the hint numbers (default: from the environment)")
-	fl.IntVar(&opts.Workers, "workers", 0, "chats decoded and serialized in parallel (default: CPUs)")
+	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
+	addJobsFlag(c, &opts.Workers, 0, "decode and serialize `N` chats at once (default: the number of CPUs)")
+	hiddenIntAlias(c, &opts.Workers, "workers", 0)
+	// --writers is a tuning knob for file systems where parallel creation
+	// pays (see docs/design.md); one writer is fastest on ext4.
 	fl.IntVar(&opts.Writers, "writers", 1, "goroutines creating the bundle files")
+	_ = fl.MarkHidden("writers")
+	completeValues(c, "source", extract.SourceMessages, extract.SourceHistory)
+	completeProfile(c)
+	completePack(c)
+	completeDBFlags(c)
 	return c
 }
 
@@ -93,27 +119,23 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if _, ok := extract.Channels[opts.Channel]; !ok {
 		return usageErr("--channel: unknown channel %q (want one of %s)", opts.Channel, strings.Join(extract.ChannelNames, ", "))
 	}
-	minMessages, err := strconv.Atoi(strings.TrimSpace(opts.MinMessages))
-	if err != nil {
-		return usageErr("--min-messages: %q is not a whole number", opts.MinMessages)
-	}
 	if opts.Source != extract.SourceMessages && opts.Source != extract.SourceHistory {
 		return usageErr("--source: unknown source %q (want messages or history)", opts.Source)
+	}
+	if opts.Workers < 0 {
+		return usageErr("--jobs: %d is negative", opts.Workers)
+	}
+	if opts.Writers < 0 {
+		return usageErr("--writers: %d is negative", opts.Writers)
 	}
 	in, err := resolvePipelineInputs(f, opts.Profile, opts.Pack, opts.Locale, opts.DB, opts.Channel, opts.GOOS)
 	if err != nil {
 		return err
 	}
 	profile, pack, locale, db := in.profile, in.pack, in.locale, in.db
-	if _, err := os.Stat(db); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("database not found: %s (channel %s); pass --db PATH", db, opts.Channel)
-		}
-		return err
-	}
 	out := opts.Out
 	if out == "" {
-		out = filepath.Join(f.Config.String("extract::out"), opts.Channel)
+		out = channelDir(f, opts.Channel)
 	}
 	// Decoding allocates short-lived values while the live heap stays
 	// small (a few chats at a time): collect less often than the default,
@@ -128,24 +150,28 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	defer stop()
 	prog := newProgress(f.IO)
 	sum, err := extract.Run(ctx, extract.Options{
-		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: minMessages,
+		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: opts.MinMessages,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, Profile: profile,
 		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers,
 	}, extract.Hooks{
 		Warn: func(w extract.Warning) {
 			prog.clear()
-			fmt.Fprintf(f.IO.ErrOut, "compact: warning: %s\n", w)
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
 		},
 		Progress: func(done, total, bundles int) {
-			prog.show("extract: %d/%d chats, %d bundles", done, total, bundles)
+			prog.show("extract: %d of %s, %s", done, plural(total, "chat"), plural(bundles, "bundle"))
 		},
 	})
 	prog.clear()
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			return fmt.Errorf("extract: interrupted; %s left as it was", out)
+			return interrupted("interrupted; %s left as it was", out)
 		}
-		return fmt.Errorf("extract: %w", err)
+		var missing *extract.MissingChatsError
+		if errors.As(err, &missing) {
+			return usageErr("--chat: %v; nothing written", err)
+		}
+		return err
 	}
 	if f.JSON {
 		enc := json.NewEncoder(f.IO.Out)
@@ -153,6 +179,6 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(f.IO.Out, "%d chats, %d bundles, %d skipped -> %s\n", sum.Extracted, sum.Bundles, sum.Skipped, sum.OutDir)
+	fmt.Fprintf(f.IO.Out, "%s, %s, %d skipped -> %s\n", plural(sum.Extracted, "chat"), plural(sum.Bundles, "bundle"), sum.Skipped, sum.OutDir)
 	return nil
 }

@@ -227,12 +227,12 @@ func xtNoStaging(t *testing.T, dir string) {
 }
 
 // xtOneLineError checks that a failed run printed exactly one line,
-// "compact: …", on stderr.
+// "compact extract: …", on stderr.
 func xtOneLineError(t *testing.T, r xtResult, wants ...string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "compact: ") {
-		t.Errorf("stderr is not one compact: line: %q", r.stderr)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "compact extract: ") || strings.HasPrefix(lines[0], "compact extract: extract:") {
+		t.Errorf("stderr is not one compact extract: line: %q", r.stderr)
 	}
 	for _, w := range wants {
 		if !strings.Contains(r.stderr, w) {
@@ -245,7 +245,7 @@ func xtOneLineError(t *testing.T, r xtResult, wants ...string) {
 }
 
 func xtSummaryLine(extracted, bundles, skipped int, out string) string {
-	return fmt.Sprintf("%d chats, %d bundles, %d skipped -> %s\n", extracted, bundles, skipped, out)
+	return fmt.Sprintf("%s, %s, %d skipped -> %s\n", plural(extracted, "chat"), plural(bundles, "bundle"), skipped, out)
 }
 
 // ---------------------------------------------------------------------------
@@ -298,7 +298,7 @@ func TestExtractExitStatus(t *testing.T) {
 		{"unknown flag is a usage error", []string{"--db", good, "--frobnicate"}, 2, []string{"frobnicate"}},
 		{"positional argument is a usage error", []string{"--db", good, "extra"}, 2, []string{"extra"}},
 		{"usage error wins over a missing database", []string{"--db", filepath.Join(dir, "nope.sqlite"), "--source", "xyz"}, 2, []string{"--source"}},
-		{"no database", []string{"--db", filepath.Join(dir, "nope.sqlite")}, 1, []string{"database not found", "nope.sqlite"}},
+		{"no database", []string{"--db", filepath.Join(dir, "nope.sqlite")}, 1, []string{"database not found: " + filepath.Join(dir, "nope.sqlite") + " (check the path)"}},
 		{"not an SQLite file", []string{"--db", notSQLite}, 1, []string{"not a stagewise agent database", "notes.txt"}},
 		{"empty file", []string{"--db", empty}, 1, []string{"empty"}},
 		{"garbage after the header", []string{"--db", garbageHeader}, 1, []string{"garbage.sqlite"}},
@@ -352,7 +352,7 @@ func TestExtractUpstreamCrashesWarnAndGoOn(t *testing.T) {
 		chats   []xtChat
 		args    []string
 		tree    []string // directories
-		summary string   // "N chats, M bundles, K skipped"
+		summary string   // "N chats, M bundles, K skipped" (1 chat, 1 bundle)
 		warns   []string // each must appear in one warning line
 	}{
 		{
@@ -368,7 +368,7 @@ func TestExtractUpstreamCrashesWarnAndGoOn(t *testing.T) {
 				{id: "chat-a", title: "After", lastAt: 1, history: xtHistory(after)}},
 			args:    []string{"--source", "history"},
 			tree:    []string{"001-after/", "001-after/compression-001/"},
-			summary: "1 chats, 1 bundles, 1 skipped",
+			summary: "1 chat, 1 bundle, 1 skipped",
 			warns:   []string{"chat chat-h", "null"},
 		},
 		{
@@ -383,7 +383,7 @@ func TestExtractUpstreamCrashesWarnAndGoOn(t *testing.T) {
 			chats: []xtChat{{id: "chat-j", title: "Bad JSON", lastAt: 2, rows: append(xtConvo(7, 3), xtRow{"user", `{"json":[{"type"`, `{"json":{}}`})},
 				{id: "chat-a", title: "After", lastAt: 1, rows: after}},
 			tree:    []string{"001-after/", "001-after/compression-001/"},
-			summary: "1 chats, 1 bundles, 1 skipped",
+			summary: "1 chat, 1 bundle, 1 skipped",
 			warns:   []string{"chat chat-j", "row seq 7", "parts"},
 		},
 		{
@@ -392,7 +392,7 @@ func TestExtractUpstreamCrashesWarnAndGoOn(t *testing.T) {
 				rows: append(xtConvo(7, 3), xtRow{"user", `{"json":[]}`, `{"json":{"x":1},"meta":{"values":{"x":["wat"]},"v":1}}`})},
 				{id: "chat-a", title: "After", lastAt: 1, rows: after}},
 			tree:    []string{"001-after/", "001-after/compression-001/"},
-			summary: "1 chats, 1 bundles, 1 skipped",
+			summary: "1 chat, 1 bundle, 1 skipped",
 			warns:   []string{"chat chat-s", "row seq 7", "metadata"},
 		},
 	}
@@ -412,7 +412,7 @@ func TestExtractUpstreamCrashesWarnAndGoOn(t *testing.T) {
 			}
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 			for _, l := range lines {
-				if !strings.HasPrefix(l, "compact: warning: ") {
+				if !strings.HasPrefix(l, "compact extract: warning: ") {
 					t.Errorf("stderr line %q is not a warning", l)
 				}
 			}
@@ -784,21 +784,21 @@ func TestExtractFailedRunLeavesNothing(t *testing.T) {
 }
 
 // TestExtractChatFilter: --chat limits the run to the given ids, numbered
-// among themselves, and warns about ids that are not in the database.
+// among themselves (ids not in the database: TestExtractUnknownChat).
 func TestExtractChatFilter(t *testing.T) {
 	db := xtWriteDB(t, xtSchemaV9,
 		xtChat{id: "id-a", title: "A", lastAt: 3, rows: xtConvo(8, 4)},
 		xtChat{id: "id-b", title: "B", lastAt: 2, rows: xtConvo(8, 4)},
 		xtChat{id: "id-c", title: "C", lastAt: 1, rows: xtConvo(8, 4)})
 	out := xtOut(t)
-	r := xtExtract(t, db, out, "--chat", "id-c", "--chat", "id-missing", "--chat", "id-a")
+	r := xtExtract(t, db, out, "--chat", "id-c", "--chat", "id-a")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if got, want := xtDirs(xtTree(t, out)), []string{"001-a/", "001-a/compression-001/", "002-c/", "002-c/compression-001/"}; !slices.Equal(got, want) {
 		t.Errorf("directories %v, want %v", got, want)
 	}
-	if r.stderr != "compact: warning: chat id-missing: no such chat in the database\n" {
+	if r.stderr != "" {
 		t.Errorf("stderr %q", r.stderr)
 	}
 	if r.stdout != xtSummaryLine(2, 2, 0, out) {
@@ -899,11 +899,11 @@ func TestExtractProgressAndWarningsOnStderr(t *testing.T) {
 			if r.stdout != xtSummaryLine(2, 1, 0, out) {
 				t.Errorf("stdout %q", r.stdout)
 			}
-			hasProgress := strings.Contains(r.stderr, progressMark) || strings.Contains(r.stderr, "extract: ")
+			hasProgress := strings.Contains(r.stderr, progressMark) || strings.Contains(strings.ReplaceAll(r.stderr, "compact extract: ", ""), "extract: ")
 			if hasProgress != tt.progress {
 				t.Errorf("progress on stderr %v, want %v: %q", hasProgress, tt.progress, r.stderr)
 			}
-			warning := "compact: warning: chat w message 4: "
+			warning := "compact extract: warning: chat w message 4: "
 			if !strings.Contains(r.stderr, warning) {
 				t.Errorf("stderr %q lacks the warning", r.stderr)
 			}
@@ -957,7 +957,7 @@ func TestExtractDatabaseDiscovery(t *testing.T) {
 		{"relative XDG_CONFIG_HOME ignored", nil, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "rel", 0, ""},
 		{"XDG_CONFIG_HOME wins over HOME", nil, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "abs", 1, "database not found"},
 		{"database of another channel is not used", []string{"--channel", "release"}, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "", 1, "stagewise/stagewise/agents/instances.sqlite"},
-		{"missing default names the path and --db", nil, func(string, string) string { return "" }, "", 1, "--db"},
+		{"missing default names the path and --db", nil, func(string, string) string { return "" }, "", 1, "--db PATH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1095,7 +1095,7 @@ func TestExtractManyWarningsInChatOrder(t *testing.T) {
 		rows[6].meta = `{"json":{"compressedHistory":null}}`
 		id := fmt.Sprintf("chat-%02d", i)
 		chats = append(chats, xtChat{id: id, title: "T", lastAt: int64(100 - i), rows: rows})
-		want = append(want, "compact: warning: chat "+id+" message 6: compressedHistory is null, not a string; skipped compression-002")
+		want = append(want, "compact extract: warning: chat "+id+" message 6: compressedHistory is null, not a string; skipped compression-002")
 	}
 	db := xtWriteDB(t, xtSchemaV9, chats...)
 	out := xtOut(t)
@@ -1108,7 +1108,7 @@ func TestExtractManyWarningsInChatOrder(t *testing.T) {
 		if i := strings.LastIndex(l, "\r\x1b[K"); i >= 0 {
 			l = l[i+len("\r\x1b[K"):]
 		}
-		if strings.HasPrefix(l, "compact: warning: ") {
+		if strings.HasPrefix(l, "compact extract: warning: ") {
 			got = append(got, l)
 		}
 	}
@@ -1197,8 +1197,8 @@ func TestExtractInterruptLeavesNothing(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the interrupted run did not stop")
 	}
-	if r.code != 1 {
-		t.Fatalf("exit %d after an interrupt, want 1\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	if r.code != 130 {
+		t.Fatalf("exit %d after an interrupt, want 130\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	xtOneLineError(t, r, "interrupted")
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {

@@ -1,6 +1,15 @@
 package cmd
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
@@ -17,7 +26,8 @@ type pipelineInputs struct {
 
 // resolvePipelineInputs checks --profile and --pack, takes the locale from
 // the flag or the environment, and finds the channel's database when --db
-// is not given. Every failure is a usage error.
+// is not given. A bad flag is a usage error (exit 2); a database that is
+// not there is a failure (exit 1) whose message says what to do next.
 func resolvePipelineInputs(f *Factory, profile, pack, locale, db, channel, goos string) (pipelineInputs, error) {
 	var in pipelineInputs
 	var err error
@@ -37,5 +47,101 @@ func resolvePipelineInputs(f *Factory, profile, pack, locale, db, channel, goos 
 			return in, usageErr("%v", err)
 		}
 	}
+	if err := checkDB(f, in.db, db != "", channel, goos); err != nil {
+		return in, err
+	}
 	return in, nil
+}
+
+// checkDB says, when the database is not there, what to do instead: a
+// path given with --db is checked; for a channel's default path, the
+// other channels that have a database here, --db and the shipped sample.
+func checkDB(f *Factory, db string, given bool, channel, goos string) error {
+	_, err := os.Stat(db)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("database %s: %v", db, err)
+	case given:
+		return fmt.Errorf("database not found: %s (check the path)", db)
+	}
+	var others []string
+	for _, ch := range extract.ChannelNames {
+		if ch == channel {
+			continue
+		}
+		if p, err := extract.DefaultDBPath(ch, goos, f.Getenv); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				others = append(others, "--channel "+ch)
+			}
+		}
+	}
+	next := "pass --db PATH or another --channel (" + strings.Join(otherChannels(channel), ", ") + ")"
+	if len(others) > 0 {
+		next = "pass --db PATH, or " + strings.Join(others, " or ") + " (a database is there)"
+	}
+	return fmt.Errorf("database not found for channel %s: %s; %s; to try the shipped sample: --db %s",
+		channel, db, next, DefaultSampleDBPath)
+}
+
+func otherChannels(channel string) []string {
+	var out []string
+	for _, ch := range extract.ChannelNames {
+		if ch != channel {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// Completion of the flags that extract and compress share.
+
+// completeProfile completes --profile with the upstream versions.
+func completeProfile(c *cobra.Command) {
+	completeValues(c, "profile", "e3e", "head")
+}
+
+// completePack completes --pack with the built-in pack names and the
+// directories under what is typed so far (a pack is a directory).
+func completePack(c *cobra.Command) {
+	_ = c.RegisterFlagCompletionFunc("pack", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, n := range prompt.BuiltinNames() {
+			if strings.HasPrefix(n, toComplete) {
+				out = append(out, n)
+			}
+		}
+		dir, prefix := filepath.Split(toComplete)
+		list := dir
+		if list == "" {
+			list = "."
+		}
+		entries, _ := os.ReadDir(list)
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
+				continue
+			}
+			if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+				if st, err := os.Stat(filepath.Join(list, name)); err == nil && st.IsDir() {
+					out = append(out, dir+name+string(filepath.Separator))
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+// completeDBFlags makes the shell complete --db with SQLite files and --out
+// and --skills-dir with directories, where the command has them.
+func completeDBFlags(c *cobra.Command) {
+	if c.Flags().Lookup("db") != nil {
+		_ = c.MarkFlagFilename("db", "sqlite", "db")
+	}
+	for _, name := range []string{"out", "skills-dir"} {
+		if c.Flags().Lookup(name) != nil {
+			_ = c.MarkFlagDirname(name)
+		}
+	}
 }

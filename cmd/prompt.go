@@ -39,7 +39,8 @@ func newCmdPrompt(f *Factory) *cobra.Command {
 
 // packFlag binds --pack; the config key "pack" applies when it is not given.
 func packFlag(c *cobra.Command, opts *promptOptions) {
-	c.Flags().StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in name (default) or a directory from `compact prompt import`")
+	c.Flags().StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in `NAME` or a directory written by \"compact prompt import\"")
+	completePack(c)
 }
 
 func (opts *promptOptions) fromConfig(c *cobra.Command) {
@@ -76,6 +77,8 @@ func newCmdPromptUser(f *Factory) *cobra.Command {
 			"--prev characters (UTF-16 units; 0 for none), and the closing line.\n" +
 			"Numbers are formatted for --locale, else the config value locale, else\n" +
 			"the locale Node would take from LC_ALL, LC_MESSAGES and LANG.",
+		Example: "  compact serialize history.superjson | compact prompt user --prev 12000\n" +
+			"  compact prompt user --locale de-DE --json < compact-history.xml",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.fromConfig(c)
@@ -83,8 +86,9 @@ func newCmdPromptUser(f *Factory) *cobra.Command {
 		},
 	}
 	packFlag(c, opts)
-	c.Flags().IntVar(&opts.Prev, "prev", 0, "length of the previous briefing in UTF-16 units (0: none)")
-	c.Flags().StringVar(&opts.Locale, "locale", "", "BCP 47 locale of the hint numbers, e.g. en-US or de-DE (default: config, then environment)")
+	c.Flags().IntVar(&opts.Prev, "prev", 0, "the previous briefing was `N` characters long (UTF-16 units; 0: there is none)")
+	c.Flags().StringVar(&opts.Locale, "locale", "", "format the hint's numbers for `LOCALE` (BCP 47), e.g. en-US or de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
+	_ = c.RegisterFlagCompletionFunc("locale", cobra.NoFileCompletions)
 	return c
 }
 
@@ -132,7 +136,9 @@ func newCmdPromptSystem(f *Factory) *cobra.Command {
 		Use:   "system",
 		Short: "Print the system prompt of a pack",
 		Long:  "Prints the system prompt of the pack exactly, without a trailing newline.",
-		Args:  cobra.NoArgs,
+		Example: "  compact prompt system\n" +
+			"  compact prompt system --pack ./my-pack > system-prompt.md",
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.fromConfig(c)
 			p, err := opts.pack()
@@ -164,13 +170,22 @@ func newCmdPromptImport(f *Factory) *cobra.Command {
 			"COMPRESSION_SYSTEM_PROMPT, COMPRESSION_TARGET_CHARS and\n" +
 			"buildCompressionUserMessage) and writes the equivalent pack to DIR:\n" +
 			"system-prompt.md and pack.json. Use the pack with --pack DIR.",
+		Example: "  compact prompt import ../stagewise/src/history-compression/prompt.ts --out packs/upstream\n" +
+			"  compact extract --pack packs/upstream",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Args = args
 			return runPromptImport(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Out, "out", "", "directory to write the pack to (created if needed; required)")
+	c.Flags().StringVar(&opts.Out, "out", "", "write the pack to `DIR` (created if needed; required)")
+	_ = c.MarkFlagDirname("out")
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return []string{"ts"}, cobra.ShellCompDirectiveFilterFileExt
+	}
 	return c
 }
 
@@ -211,8 +226,8 @@ func runPromptImport(opts *promptOptions) error {
 		return enc.Encode(res)
 	}
 	if !opts.f.IO.Quiet {
-		fmt.Fprintf(opts.f.IO.ErrOut, "wrote prompt pack %s (target %d characters, %d hint buckets, system prompt %d characters)\n",
-			res.Out, res.TargetChars, res.Buckets, res.SystemLen16)
+		fmt.Fprintf(opts.f.IO.ErrOut, "wrote prompt pack %s (target %s, %s, system prompt %s)\n",
+			res.Out, plural(res.TargetChars, "character"), plural(res.Buckets, "hint bucket"), plural(res.SystemLen16, "character"))
 	}
 	return nil
 }

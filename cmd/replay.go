@@ -7,25 +7,39 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 )
 
 func init() { register(newCmdReplay) }
 
+// serverTimeout is each bundle's time budget on an OpenAI-compatible
+// server when neither --timeout nor cascade.timeout says otherwise: a local
+// model reading a long history and writing a briefing takes minutes, not
+// the 30 s the hosted cascade allows.
+const serverTimeout = 5 * time.Minute
+
 type replayOptions struct {
 	f        *Factory
 	Paths    []string
+	Channel  string
 	Model    string
 	Cascade  bool
 	Fallback string
+	BaseURL  string
+	APIModel string
+	Timeout  time.Duration
 	Pack     string
 	Locale   string
 	Jobs     int
@@ -43,19 +57,49 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay [PATH]...",
 		Short: "Send bundles to a model or the cascade and record the briefings beside them",
-		Long: "Replays every bundle under PATH (a bundle, a chat directory or a channel\n" +
-			"directory; default: the extract output of the configured channel). The\n" +
-			"request is the bundle's own system-prompt.md and user-message.md, byte for\n" +
-			"byte, or with --pack both rebuilt from compact-history.xml with that pack.\n" +
-			"Results go to <bundle>/replays/<run>/output.md and replay.json, never over\n" +
-			"the upstream files. Bundles that already have a result for the same run,\n" +
-			"models and prompt are skipped unless --force. Ctrl-C stops new requests and\n" +
-			"lets the ones in flight finish.",
-		Example: "  compact replay --model builtin\n" +
-			"  compact replay experiments-data/history-compression/prerelease/001-fix --model gpt-5.4-nano\n" +
-			"  compact replay --cascade -j 8 --dry-run",
+		Long: "Sends every bundle under PATH (a bundle, a chat directory or a channel\n" +
+			"directory; default: what extract wrote for --channel) to a model and records\n" +
+			"the answer beside it, in <bundle>/replays/<run>/output.md and replay.json,\n" +
+			"never over the upstream files. The request is the bundle's own\n" +
+			"system-prompt.md and user-message.md, byte for byte, or with --pack both\n" +
+			"rebuilt from compact-history.xml with that pack.\n" +
+			"\n" +
+			"The model is one of:\n" +
+			"  --model ID                 a model of the table (builtin: offline, no key)\n" +
+			"  --base-url URL --api-model NAME\n" +
+			"                             an OpenAI-compatible server (vLLM, Ollama,\n" +
+			"                             llama.cpp, LM Studio); no key needed, or set\n" +
+			"                             COMPACT_API_KEY; recorded as openai-compatible,\n" +
+			"                             at no cost, 5 minutes per bundle\n" +
+			"  --model NAME --api-model MODEL\n" +
+			"                             a server configured as providers.NAME\n" +
+			"  the cascade (default)      gemini-3.1-flash-lite, gpt-5.4-nano,\n" +
+			"                             claude-haiku-4.5, each with its key:\n" +
+			"                             GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY,\n" +
+			"                             ANTHROPIC_API_KEY; models without one are left out\n" +
+			"\n" +
+			"Bundles that already have a result for the same run, models and prompt are\n" +
+			"skipped unless --force. Ctrl-C stops new requests, lets the ones in flight\n" +
+			"finish and exits 130: run again to finish the rest.",
+		Example: "  # offline, deterministic, no key\n" +
+			"  compact replay --model builtin\n" +
+			"  # a local OpenAI-compatible server\n" +
+			"  compact replay --base-url http://127.0.0.1:8080/v1 --api-model qwen2.5-coder:7b\n" +
+			"  # the bundles of compact extract --channel nightly, through the cascade\n" +
+			"  compact replay --channel nightly\n" +
+			"  # what would be sent, sending nothing\n" +
+			"  compact replay --dry-run",
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
+				return err
+			}
+			if len(args) > 0 && c.Flags().Changed("channel") {
+				return usageErr("--channel names the default directory (%s); give it or PATH arguments, not both", channelDir(f, opts.Channel))
+			}
 			if !c.Flags().Changed("locale") {
 				opts.Locale = f.Config.String("locale")
 			}
@@ -63,17 +107,263 @@ func newCmdReplay(f *Factory) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Model, "model", "", "replay with this model id (see the models table; builtin needs no key)")
+	addChannelFlag(c, &opts.Channel, "replay the bundles extract wrote for this channel, when no PATH is given")
+	fl.Var(typedString{&opts.Model, "id"}, "model", "replay with this model of the table (builtin needs no key), or the server configured as providers.NAME")
 	fl.BoolVar(&opts.Cascade, "cascade", false, "replay through the cascade (the default): gemini-3.1-flash-lite, gpt-5.4-nano, claude-haiku-4.5")
-	fl.StringVar(&opts.Fallback, "fallback-model", "", "with the cascade: the chat's own model, tried last when not already in the list")
-	fl.StringVar(&opts.Pack, "pack", "", "rebuild the prompts with this pack (a built-in name or a directory) instead of the bundle's own files")
-	fl.StringVar(&opts.Locale, "locale", "", "locale of the hint numbers when rebuilding with --pack")
-	fl.IntVarP(&opts.Jobs, "jobs", "j", 4, "bundles replayed in parallel")
+	fl.Var(typedString{&opts.Fallback, "id"}, "fallback-model", "with the cascade: the chat's own model, tried last when not already in the list")
+	fl.Var(typedString{&opts.BaseURL, "url"}, "base-url", "replay on this OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (key, if any: COMPACT_API_KEY)")
+	fl.Var(typedString{&opts.APIModel, "name"}, "api-model", "the model the server is asked for, e.g. qwen2.5-coder:7b (with --base-url, or --model naming a server)")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "time for each bundle and model, retries included (default 30s, 5m on a server)")
+	fl.Var(typedString{&opts.Pack, "pack"}, "pack", "rebuild the prompts with this pack (a built-in name or a directory) instead of the bundle's own files")
+	fl.Var(typedString{&opts.Locale, "locale"}, "locale", "locale of the hint numbers when rebuilding with --pack")
+	addJobsFlag(c, &opts.Jobs, 4, "bundles replayed in parallel")
 	fl.BoolVar(&opts.Force, "force", false, "replay bundles that already have a result for this run")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent and send nothing")
-	fl.StringVar(&opts.Run, "run", "", "name of the result directory under replays/ (default: the model id, or cascade)")
-	c.MarkFlagsMutuallyExclusive("model", "cascade")
+	fl.Var(typedString{&opts.Run, "name"}, "run", "name of the result directory under replays/ (default: the model id, or cascade)")
+	c.MarkFlagsMutuallyExclusive("model", "cascade", "base-url")
+	c.MarkFlagsMutuallyExclusive("fallback-model", "model")
+	c.MarkFlagsMutuallyExclusive("fallback-model", "base-url")
+
+	models := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return replayModelNames(f), cobra.ShellCompDirectiveNoFileComp
+	}
+	_ = c.RegisterFlagCompletionFunc("model", models)
+	_ = c.RegisterFlagCompletionFunc("fallback-model", models)
+	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return replayRunNames(f, c), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.RegisterFlagCompletionFunc("pack", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return prompt.BuiltinNames(), cobra.ShellCompDirectiveFilterDirs
+	})
+	completeValues(c, "base-url", "http://127.0.0.1:8080/v1", "http://127.0.0.1:8000/v1", "http://127.0.0.1:11434/v1", "http://127.0.0.1:1234/v1")
+	completeValues(c, "api-model")
+	completeValues(c, "locale")
+	completeValues(c, "timeout", "30s", "2m", "5m", "15m")
 	return c
+}
+
+// typedString is a string flag whose help shows typ ("id", "url") in
+// place of "string".
+type typedString struct {
+	p   *string
+	typ string
+}
+
+func (s typedString) String() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
+func (s typedString) Set(v string) error { *s.p = v; return nil }
+func (s typedString) Type() string       { return s.typ }
+
+// replayPlan is what a replay sends through and to which models.
+type replayPlan struct {
+	gen   replay.Generator
+	cas   *cascade.Cascade // nil when a test supplies the generator
+	order []string
+	run   string // the default run name
+	// single: one model was asked for (not the cascade).
+	single bool
+}
+
+// planReplay builds the cascade and picks the models from the flags.
+func planReplay(f *Factory, opts *replayOptions) (*replayPlan, error) {
+	if opts.Generator != nil {
+		p := &replayPlan{gen: opts.Generator, order: []string{"cascade"}, run: "cascade"}
+		if opts.Model != "" {
+			p.order, p.run, p.single = []string{opts.Model}, opts.Model, true
+		}
+		return p, nil
+	}
+	c, err := cascade.Load(f.Config, f.Getenv)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	wireBuiltin(c, f.Config.String("profile"))
+	p := &replayPlan{gen: c, cas: c, single: true}
+	server := false
+	switch {
+	case opts.BaseURL != "":
+		if strings.TrimSpace(opts.APIModel) == "" {
+			return nil, usageErr("--base-url needs --api-model NAME, the model the server is to run (e.g. qwen2.5-coder:7b)")
+		}
+		pc, err := cascade.ServerConfig(opts.BaseURL, f.Getenv)
+		if err != nil {
+			return nil, usageErr("--base-url: %v", err)
+		}
+		id, err := c.UseServer(pc, opts.APIModel)
+		if err != nil {
+			return nil, usageErr("--base-url: %v", err)
+		}
+		p.order, p.run, server = []string{id}, runNameFor(id), true
+	case opts.Model != "":
+		if m, ok := c.Models.Lookup(opts.Model); ok {
+			if opts.APIModel != "" {
+				return nil, usageErr("--api-model goes with --base-url or with --model naming a configured server; %s is a model of the table (api model %s)", m.ID, m.APIModel)
+			}
+			p.order, p.run = []string{m.ID}, m.ID
+			server = c.Providers[m.Provider] != nil && c.Providers[m.Provider].Kind() == cascade.KindOpenAICompatible
+			break
+		}
+		prov, ok := c.Providers[opts.Model]
+		if !ok || prov.Kind() != cascade.KindOpenAICompatible {
+			return nil, usageErr("--model: unknown model %q (known: %s)", opts.Model, strings.Join(replayModelChoices(c), ", "))
+		}
+		apiModel := opts.APIModel
+		if apiModel == "" {
+			var on []string
+			for _, m := range c.Models {
+				if m.Provider == opts.Model {
+					on = append(on, m.APIModel)
+				}
+			}
+			if len(on) != 1 {
+				return nil, usageErr("--model %s is a server: add --api-model NAME, the model it is to run", opts.Model)
+			}
+			apiModel = on[0]
+		}
+		id, err := c.ServerModel(opts.Model, apiModel)
+		if err != nil {
+			return nil, usageErr("--model %s: %v", opts.Model, err)
+		}
+		p.order, p.run, server = []string{id}, runNameFor(id), true
+	default:
+		if opts.APIModel != "" {
+			return nil, usageErr("--api-model goes with --base-url URL or with --model naming a configured server")
+		}
+		if opts.Fallback != "" {
+			if _, ok := c.Models.Lookup(opts.Fallback); !ok {
+				return nil, usageErr("--fallback-model: unknown model %q (known: %s)", opts.Fallback, strings.Join(c.Models.IDs(), ", "))
+			}
+		}
+		p.order, p.run, p.single = c.Order(opts.Fallback), "cascade", false
+	}
+	switch {
+	case opts.Timeout < 0:
+		return nil, usageErr("--timeout: want a positive duration, got %v", opts.Timeout)
+	case opts.Timeout > 0:
+		c.Settings.Timeout = opts.Timeout
+	case server && f.Config.Source("cascade"+config.Delim+"timeout") == "default":
+		c.Settings.Timeout = serverTimeout
+	}
+	return p, nil
+}
+
+// runNameFor makes a model name a run directory name: characters other
+// than letters, digits, ".", "_", "+" and "-" become "-" (qwen2.5-coder:7b
+// gives qwen2.5-coder-7b).
+func runNameFor(model string) string {
+	b := []byte(model)
+	for i, ch := range b {
+		ok := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("._+-", ch) >= 0
+		if !ok {
+			b[i] = '-'
+		}
+	}
+	name := strings.TrimLeft(string(b), ".-")
+	if name == "" {
+		return "local"
+	}
+	return name
+}
+
+// checkKeys leaves out of the plan the models whose provider has no key,
+// saying so once, and fails when none is left.
+func checkKeys(f *Factory, p *replayPlan) error {
+	if p.cas == nil {
+		return nil
+	}
+	ready, missing := p.cas.SplitByKey(p.order)
+	if len(missing) == 0 {
+		return nil
+	}
+	if len(ready) == 0 {
+		what, req := "any model of the cascade", "the requests without sending them"
+		if p.single {
+			what, req = missing[0].Model, "the request without sending it"
+		}
+		return usageErr("no API key for %s: set %s; or replay offline with --model builtin, or print %s with --dry-run",
+			what, keyVars(missing, !p.single), req)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "compact replay: no API key for %s; the cascade goes on without them\n", modelsAndVars(missing))
+	p.order = ready
+	return nil
+}
+
+// keyVars names the variables that would give the missing keys, grouped
+// by provider: "GOOGLE_API_KEY or GEMINI_API_KEY (gemini-3.1-flash-lite),
+// OPENAI_API_KEY (gpt-5.4-nano) or ANTHROPIC_API_KEY (claude-haiku-4.5)".
+func keyVars(missing []cascade.MissingKey, withModels bool) string {
+	var provs []string
+	envs := map[string]string{}
+	models := map[string][]string{}
+	for _, m := range missing {
+		if _, seen := envs[m.Provider]; !seen {
+			provs = append(provs, m.Provider)
+			e := joinOr(m.Envs, "or")
+			if e == "" {
+				e = "a key for providers." + m.Provider
+			}
+			envs[m.Provider] = e
+		}
+		models[m.Provider] = append(models[m.Provider], m.Model)
+	}
+	parts := make([]string, len(provs))
+	for i, pr := range provs {
+		parts[i] = envs[pr]
+		if withModels {
+			parts[i] += " (" + strings.Join(models[pr], ", ") + ")"
+		}
+	}
+	return joinOr(parts, "or")
+}
+
+// modelsAndVars is "gemini-3.1-flash-lite (set GOOGLE_API_KEY or
+// GEMINI_API_KEY) and claude-haiku-4.5 (set ANTHROPIC_API_KEY)".
+func modelsAndVars(missing []cascade.MissingKey) string {
+	parts := make([]string, len(missing))
+	for i, m := range missing {
+		parts[i] = m.Model + " (set " + keyVars(missing[i:i+1], false) + ")"
+	}
+	return joinOr(parts, "and")
+}
+
+// joinOr is "a", "a or b", "a, b or c" (with "and" as the word, "and").
+func joinOr(items []string, word string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
+}
+
+// replayBundles finds the bundles under the paths, or under the channel's
+// directory when there are none.
+func replayBundles(f *Factory, opts *replayOptions) ([]string, error) {
+	paths, channel := opts.Paths, ""
+	if len(paths) == 0 {
+		paths, channel = []string{channelDir(f, opts.Channel)}, opts.Channel
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, noBundles(p, channel)
+		}
+	}
+	bundles, err := replay.FindBundles(paths)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if len(bundles) == 0 {
+		if len(paths) == 1 {
+			return nil, noBundles(paths[0], channel)
+		}
+		return nil, usageErr("no bundles under %s; run `compact extract` first, or pass a bundle, chat or channel directory", strings.Join(paths, ", "))
+	}
+	return bundles, nil
 }
 
 func runReplay(ctx context.Context, opts *replayOptions) error {
@@ -84,34 +374,13 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	if opts.Jobs < 1 {
 		return usageErr("-j: want at least 1, got %d", opts.Jobs)
 	}
-	gen := opts.Generator
-	var order []string
-	if gen == nil {
-		c, err := cascade.Load(f.Config, f.Getenv)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		wireBuiltin(c, f.Config.String("profile"))
-		gen = c
-		if opts.Model != "" {
-			if _, ok := c.Models.Lookup(opts.Model); !ok {
-				return usageErr("--model: unknown model %q (known: %s)", opts.Model, strings.Join(c.Models.IDs(), ", "))
-			}
-			order = []string{opts.Model}
-		} else {
-			order = c.Order(opts.Fallback)
-		}
-	} else if opts.Model != "" {
-		order = []string{opts.Model}
-	} else {
-		order = []string{"cascade"}
+	plan, err := planReplay(f, opts)
+	if err != nil {
+		return err
 	}
 	run := opts.Run
 	if run == "" {
-		run = "cascade"
-		if opts.Model != "" {
-			run = opts.Model
-		}
+		run = plan.run
 	}
 	if err := replay.ValidRunName(run); err != nil {
 		return usageErr("--run: %v", err)
@@ -128,20 +397,18 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	if locale == "" {
 		locale = prompt.LocaleFromEnv(f.Getenv)
 	}
-	paths := opts.Paths
-	if len(paths) == 0 {
-		paths = []string{filepath.Join(f.Config.String("extract::out"), f.Config.String("extract::channel"))}
-	}
-	bundles, err := replay.FindBundles(paths)
+	bundles, err := replayBundles(f, opts)
 	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	if len(bundles) == 0 {
-		return fmt.Errorf("replay: no bundles under %s (run compact extract first)", strings.Join(paths, ", "))
+		return err
 	}
 
 	if opts.DryRun {
-		return replayDryRun(f, gen, bundles, order, pack, opts.Pack, locale)
+		return replayDryRun(f, plan.gen, bundles, plan.order, pack, opts.Pack, locale)
+	}
+	// Before anything is sent: a model without its key is left out, and
+	// a run that could send nothing stops here, writing nothing.
+	if err := checkKeys(f, plan); err != nil {
+		return err
 	}
 
 	stop := opts.Stop
@@ -151,12 +418,12 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 		defer cancel()
 	}
 	prog := newProgress(f.IO)
-	items, runErr := replay.Run(stop, gen, replay.Options{
-		Bundles: bundles, Models: order, Run: run, Pack: pack, PackName: opts.Pack,
+	items, runErr := replay.Run(stop, plan.gen, replay.Options{
+		Bundles: bundles, Models: plan.order, Run: run, Pack: pack, PackName: opts.Pack,
 		Locale: locale, Jobs: opts.Jobs, Force: opts.Force, ToolVersion: Version,
 	}, replay.Hooks{Progress: func(p replay.Progress) {
-		prog.show("replay: %d/%d done, %d failed, %d running, %d tokens, $%.4f",
-			p.Done, p.Total, p.Failed, p.Running, p.Usage.InputTokens+p.Usage.OutputTokens, p.CostUSD)
+		prog.show("replay: %d/%d done, %d failed, %d running, %d tokens, %s",
+			p.Done, p.Total, p.Failed, p.Running, p.Usage.InputTokens+p.Usage.OutputTokens, usd(p.CostUSD))
 	}})
 	prog.clear()
 	tot := replayTotals(items)
@@ -169,7 +436,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 			Models []string      `json:"models"`
 			Items  []replay.Item `json:"items"`
 			Totals replayTotal   `json:"totals"`
-		}{run, order, items, tot}); err != nil {
+		}{run, plan.order, items, tot}); err != nil {
 			return err
 		}
 	} else {
@@ -177,14 +444,21 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 	for _, it := range items {
 		if it.Status == replay.StatusError || it.Status == replay.StatusFailed {
-			fmt.Fprintf(f.IO.ErrOut, "compact: replay: %s: %s\n", it.Bundle, it.Error)
+			fmt.Fprintf(f.IO.ErrOut, "compact replay: %s: %s\n", it.Bundle, it.Error)
 		}
 	}
 	if runErr != nil {
-		return fmt.Errorf("replay: %w (run again to finish the rest)", runErr)
+		return interrupted("interrupted after %d of %s; run again to finish the rest", len(items), plural(len(bundles), "bundle"))
 	}
 	if tot.OK+tot.Skipped == 0 {
-		return fmt.Errorf("replay: no bundle got an answer")
+		return fmt.Errorf("no bundle got an answer")
+	}
+	// Some bundles failed: the others' answers are written, and the exit
+	// status says the run is not complete (as diff's does for bundles it
+	// could not compare). Running the same command again retries only
+	// the failed ones.
+	if bad := tot.Failed + tot.Errors; bad > 0 {
+		return fmt.Errorf("%d of %s got no answer (named above); run the same command again to retry them", bad, plural(tot.Bundles, "bundle"))
 	}
 	return nil
 }
@@ -215,21 +489,35 @@ func replayTotals(items []replay.Item) replayTotal {
 		}
 		t.InputTokens += it.Usage.InputTokens
 		t.OutputTokens += it.Usage.OutputTokens
-		t.CostUSD += it.CostUSD
+		t.CostUSD = cascade.RoundUSD(t.CostUSD + it.CostUSD)
 	}
 	return t
+}
+
+// usd prints a cost to the micro-dollar, without trailing zeros past the
+// cents: $0, $0.000371, $0.0123, $1.50.
+func usd(v float64) string {
+	v = cascade.RoundUSD(v)
+	if v == 0 {
+		return "$0"
+	}
+	s := strconv.FormatFloat(v, 'f', 6, 64)
+	for strings.HasSuffix(s, "0") && len(s)-strings.IndexByte(s, '.') > 3 {
+		s = s[:len(s)-1]
+	}
+	return "$" + s
 }
 
 func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
 	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "BUNDLE\tSTATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
 	for _, it := range items {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t$%.4f\t%d\n", it.Bundle, it.Status, dash(it.Model),
-			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, it.CostUSD, it.Latency)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", it.Bundle, it.Status, dash(it.Model),
+			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
 	}
 	w.Flush()
-	fmt.Fprintf(f.IO.Out, "%d bundles: %d ok, %d skipped, %d failed, %d errors; %d input and %d output tokens, $%.4f\n",
-		t.Bundles, t.OK, t.Skipped, t.Failed, t.Errors, t.InputTokens, t.OutputTokens, t.CostUSD)
+	fmt.Fprintf(f.IO.Out, "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
+		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
 }
 
 func dash(s string) string {
@@ -237,6 +525,86 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// replayConfig is the loaded configuration, or, during shell completion
+// (which may run before it is loaded), the defaults, file and environment.
+func replayConfig(f *Factory) *config.Store {
+	if f.Config != nil {
+		return f.Config
+	}
+	path := f.ConfigPath
+	if path == "" && f.Getenv != nil {
+		path = f.Getenv("COMPACT_CONFIG")
+	}
+	getenv := f.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	st, err := config.LoadEnv(path, getenv)
+	if err != nil {
+		st, _ = config.LoadEnv("", getenv)
+	}
+	return st
+}
+
+// replayModelChoices lists what --model takes: the table's ids and the
+// configured openai-compatible servers.
+func replayModelChoices(c *cascade.Cascade) []string {
+	out := c.Models.IDs()
+	var servers []string
+	for name, p := range c.Providers {
+		if p.Kind() == cascade.KindOpenAICompatible {
+			if _, ok := c.Models.Lookup(name); !ok {
+				servers = append(servers, name)
+			}
+		}
+	}
+	sort.Strings(servers)
+	return append(out, servers...)
+}
+
+// replayModelNames completes --model.
+func replayModelNames(f *Factory) []string {
+	st := replayConfig(f)
+	if st == nil {
+		return nil
+	}
+	c, err := cascade.Load(st, func(string) string { return "" })
+	if err != nil {
+		return nil
+	}
+	return replayModelChoices(c)
+}
+
+// replayRunNames completes --run with the run names already under the
+// bundles of the channel's directory.
+func replayRunNames(f *Factory, c *cobra.Command) []string {
+	st := replayConfig(f)
+	if st == nil {
+		return nil
+	}
+	channel, _ := c.Flags().GetString("channel")
+	if !c.Flags().Changed("channel") {
+		channel = st.String("extract" + config.Delim + "channel")
+	}
+	bundles, err := replay.FindBundles([]string{filepath.Join(st.String("extract"+config.Delim+"out"), channel)})
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range bundles {
+		ents, _ := os.ReadDir(filepath.Join(b, replay.DirReplays))
+		for _, e := range ents {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !seen[e.Name()] {
+				seen[e.Name()] = true
+				out = append(out, e.Name())
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pack *prompt.Pack, packName, locale string) error {

@@ -89,7 +89,7 @@ func TestReplayInterruptAgainstASlowServer(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the interrupted replay did not stop")
 	}
-	if code != 1 || !strings.Contains(stderr, "interrupted") {
+	if code != 130 || !strings.Contains(stderr, "compact replay: interrupted after ") || !strings.Contains(stderr, "run again to finish the rest") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	bundles, _ := replay.FindBundles([]string{root})

@@ -54,6 +54,11 @@ func TestReplayWithTheBuiltinModelNeedsNoKey(t *testing.T) {
 			t.Errorf("%s: %q %v", b, firstLine(string(out)), err)
 		}
 	}
+	// The table and its summary: costs as dollars, plurals right.
+	code, out, _ = runIn(t, nil, "replay", "--model", "builtin", "--run", "one", bundles[0])
+	if code != 0 || !strings.Contains(out, "1 bundle: 1 ok, 0 skipped, 0 failed, 0 errors; 0 input and 0 output tokens, $0\n") {
+		t.Errorf("exit %d, table:\n%s", code, out)
+	}
 	// Deterministic: a forced second run writes the same briefings.
 	first, _ := os.ReadFile(filepath.Join(bundles[0], "replays", "builtin", "output.md"))
 	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", "--force", "--run", "again", dir); code != 0 {
@@ -112,8 +117,35 @@ func TestReplayUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, code, errOut)
 		}
 	}
-	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errOut, "missing") {
+	// A path with no bundles is an input error with the next step.
+	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", filepath.Join(dir, "missing")); code != 2 ||
+		!strings.Contains(errOut, filepath.Join(dir, "missing")+" does not exist") || !strings.Contains(errOut, "compact extract") {
 		t.Errorf("missing path: exit %d, %q", code, errOut)
+	}
+	empty := t.TempDir()
+	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", empty); code != 2 || errOut != "compact replay: no bundles under "+empty+"; run `compact extract` first, or pass a bundle, chat or channel directory\n" {
+		t.Errorf("empty path: exit %d, %q", code, errOut)
+	}
+	// So is a default directory extract has not written.
+	env := map[string]string{"COMPACT_EXTRACT_OUT": t.TempDir()}
+	if code, _, errOut := runIn(t, env, "replay", "--model", "builtin"); code != 2 || !strings.Contains(errOut, "prerelease does not exist; run `compact extract` first") {
+		t.Errorf("no extract output: exit %d, %q", code, errOut)
+	}
+	for _, tt := range [][]string{
+		{"replay", "--base-url", "http://127.0.0.1:9/v1", dir},
+		{"replay", "--base-url", "127.0.0.1:9", "--api-model", "m", dir},
+		{"replay", "--api-model", "m", dir},
+		{"replay", "--model", "builtin", "--api-model", "m", dir},
+		{"replay", "--model", "builtin", "--base-url", "http://127.0.0.1:9/v1", dir},
+		{"replay", "--model", "builtin", "--fallback-model", "gpt-5.4", dir},
+		{"replay", "--fallback-model", "no-such-model", dir},
+		{"replay", "--model", "builtin", "--timeout", "-1s", dir},
+		{"replay", "--model", "builtin", "--channel", "nightly", dir},
+		{"replay", "--model", "builtin", "--channel", "weekly"},
+	} {
+		if code, _, errOut := runIn(t, nil, tt...); code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "compact replay: ") {
+			t.Errorf("%v: exit %d, stderr %q", tt, code, errOut)
+		}
 	}
 }
 
@@ -157,10 +189,19 @@ func TestCompressSaysWhyNothingIsCompressed(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a skipped walk wrote a bundle")
 	}
-	if code, _, errOut := runIn(t, nil, "compress", "--db", sampleDB, "--chat", "nope", "--no-model"); code != 1 || !strings.Contains(errOut, "chat not found") {
+	if code, _, errOut := runIn(t, nil, "compress", "--db", sampleDB, "--chat", "nope", "--no-model"); code != 2 || !strings.Contains(errOut, `no chat "nope"`) {
 		t.Errorf("unknown chat: exit %d, %q", code, errOut)
 	}
 	if code, _, _ := runIn(t, nil, "compress", "--db", sampleDB, "--no-model"); code != 2 {
 		t.Errorf("missing --chat: exit %d", code)
+	}
+	// No key for any model of the cascade: exit 2 naming the keys and
+	// the offline way, and nothing sent.
+	code, stdout, errOut = runIn(t, nil, "compress", "--db", sampleDB, "--chat", "ff5dc157-1738-4824-a458-f29a0cd9d0fb", "--out", out)
+	if code != 2 || !strings.Contains(errOut, "OPENAI_API_KEY") || !strings.Contains(errOut, "--model builtin") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("no keys: exit %d\n%s%s", code, stdout, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "replays")); err == nil {
+		t.Error("a compress with no keys wrote a replay record")
 	}
 }

@@ -154,23 +154,49 @@ func Run(io *iostreams.IO, args []string) int {
 }
 
 // RunEnv is Run with the environment read through getenv (tests).
+//
+// Every error is printed as one line "compact <command>: <message>" (a
+// message that already starts with the command's name is not prefixed
+// twice). Exit status: 0 done, 1 the run failed, 2 usage or input error or
+// nothing to work on, 130 interrupted.
 func RunEnv(io *iostreams.IO, args []string, getenv func(string) string) int {
 	root, f := NewRootCmd(io)
 	f.Getenv = getenv
 	root.SetArgs(args)
-	err := root.Execute()
+	c, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(io.ErrOut, "compact: %v\n", err)
+	fmt.Fprintln(io.ErrOut, errorLine(c, err))
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	if isUsage(err) {
-		return 2
+	if isInterrupt(err) {
+		return exitInterrupted
 	}
-	return 1
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// errorLine is err as one line prefixed "compact <command>: ".
+func errorLine(c *cobra.Command, err error) string {
+	prefix := "compact"
+	name := ""
+	if c != nil && c.HasParent() {
+		path := strings.Fields(c.CommandPath())
+		name = strings.Join(path[1:], " ")
+		prefix += " " + name
+	}
+	msg := strings.TrimSpace(err.Error())
+	if name != "" {
+		msg = strings.TrimPrefix(msg, name+": ")
+		msg = strings.TrimPrefix(msg, c.Name()+": ")
+	}
+	msg = strings.ReplaceAll(msg, "\n", " ")
+	return prefix + ": " + msg
 }
 
 // isUsage recognises cobra's own argument errors.

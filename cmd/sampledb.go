@@ -43,12 +43,13 @@ func newCmdSampleDB(f *Factory) *cobra.Command {
 		RunE: func(_ *cobra.Command, _ []string) error { return runSampleDB(opts) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Out, "out", DefaultSampleDBPath, "database file to write (replaced if it exists)")
-	fl.IntVar(&opts.Chats, "chats", 0, "number of generated chats (0: the shipped sample)")
-	fl.IntVar(&opts.MessagesPerChat, "messages-per-chat", 0, fmt.Sprintf("messages per generated chat (default %d)", sample.DefaultMessagesPerChat))
-	fl.Int64Var(&opts.Seed, "seed", 0, "seed of every random choice")
+	fl.StringVar(&opts.Out, "out", DefaultSampleDBPath, "write the database to `PATH` (replaced if it exists)")
+	fl.IntVar(&opts.Chats, "chats", 0, "generate `N` chats (0: write the shipped sample)")
+	fl.IntVar(&opts.MessagesPerChat, "messages-per-chat", 0, fmt.Sprintf("`N` messages per generated chat (default %d)", sample.DefaultMessagesPerChat))
+	fl.Int64Var(&opts.Seed, "seed", 0, "`SEED` of every random choice")
 	fl.IntVar(&opts.SchemaVersion, "schema-version", sample.DefaultSchemaVersion,
-		fmt.Sprintf("schema version and column layout (%d..%d)", sample.MinSchemaVersion, sample.MaxSchemaVersion))
+		fmt.Sprintf("schema `VERSION` and its column layout (%d..%d)", sample.MinSchemaVersion, sample.MaxSchemaVersion))
+	_ = c.MarkFlagFilename("out", "sqlite", "db")
 	return c
 }
 
@@ -91,7 +92,8 @@ func runSampleDB(opts *sampleDBOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	_, err = fmt.Fprintf(out, "wrote %s: schema v%d, %d chats, %d messages, %d compression points, %d bytes\n",
-		res.Path, res.SchemaVersion, res.Chats, res.Messages, res.CompressionPoints, res.Bytes)
+	_, err = fmt.Fprintf(out, "wrote %s: schema v%d, %s, %s, %s, %s\n",
+		res.Path, res.SchemaVersion, plural(res.Chats, "chat"), plural(res.Messages, "message"),
+		plural(res.CompressionPoints, "compression point"), plural(int(res.Bytes), "byte"))
 	return err
 }

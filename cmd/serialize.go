@@ -29,6 +29,8 @@ func newCmdSerialize(f *Factory) *cobra.Command {
 		Long: "Reads the superjson text of a message array (a file, or stdin) and prints\n" +
 			"the compact history the compression model reads, exactly as the upstream\n" +
 			"serializer writes it, without a trailing newline.",
+		Example: "  compact serialize history.superjson > compact-history.xml\n" +
+			"  compact serialize --profile head --json < history.superjson",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Args = args
@@ -41,10 +43,13 @@ func newCmdSerialize(f *Factory) *cobra.Command {
 			return runSerialize(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Profile, "profile", "e3e", "upstream version: e3e or head")
-	c.Flags().StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against DIR/skills/*/SKILL.md and DIR/plugins/*/SKILL.md")
-	c.Flags().StringVar(&opts.ResolvedSlash, "resolved-slash", "", "resolve slash commands from FILE: a JSON array of {id, displayName, content}")
+	c.Flags().StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	c.Flags().StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills/*/SKILL.md and DIR/plugins/*/SKILL.md")
+	c.Flags().StringVar(&opts.ResolvedSlash, "resolved-slash", "", "resolve slash commands from `FILE`: a JSON array of {id, displayName, content}")
 	c.MarkFlagsMutuallyExclusive("skills-dir", "resolved-slash")
+	completeProfile(c)
+	completeDBFlags(c)
+	_ = c.MarkFlagFilename("resolved-slash", "json")
 	return c
 }
 

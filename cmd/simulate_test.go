@@ -8,14 +8,15 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/compactlab/compact/internal/cascade"
-	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/iostreams"
+	"github.com/compactlab/compact/internal/simulate"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -110,7 +111,7 @@ func TestSimulateAgainstRecordedJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var got struct {
-		Chats []recChat `json:"chats"`
+		Chats []simulate.RecordedChat `json:"chats"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -179,9 +180,9 @@ func TestSimulateCompareAndSweepOnSampleDatabase(t *testing.T) {
 	}
 	t.Logf("--sweep with --compare of every strategy, JSON: %v", time.Since(start))
 	var sw struct {
-		Knob   string    `json:"knob"`
-		Values []float64 `json:"values"`
-		Rows   []simRow  `json:"rows"`
+		Knob   string         `json:"knob"`
+		Values []float64      `json:"values"`
+		Rows   []simulate.Row `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &sw); err != nil {
 		t.Fatal(err)
@@ -224,25 +225,31 @@ func TestSimulateTimelineOfAChat(t *testing.T) {
 }
 
 func TestSimulateJSONLExamples(t *testing.T) {
+	// hint is all of stderr: a run in which nothing compacts says which
+	// window would make it.
 	tests := []struct {
 		name string
 		args []string
 		want []string
+		hint string
 	}{
 		{"a list", []string{"--jsonl", simExample("linear.jsonl"), "--strategy", "sliding-window", "--context-window", "5200"},
-			[]string{"linear.jsonl\n", "strategy sliding-window, summarizer builtin, context window 5,200; 23 messages, 10 steps", "  step  line  context  fired  boundary line"}},
+			[]string{"linear.jsonl\n", "strategy sliding-window, summarizer builtin, context window 5,200; 23 messages, 10 steps", "  step  line  context  fired  boundary line"}, ""},
 		{"a tree, newest leaf", []string{"--jsonl", simExample("branching.jsonl"), "--strategy", "onyx"},
-			[]string{"branching.jsonl (branch to b25)", "20 messages, 8 steps"}},
-		{"a tree, chosen leaf", []string{"--jsonl", simExample("branching.jsonl"), "--leaf", "b11"},
-			[]string{"branching.jsonl (branch to b11)", "11 messages, 4 steps"}},
-		{"compare", []string{"--jsonl", simExample("branching.jsonl"), "--compare", "stagewise,onyx,summary-buffer", "--tokenizer", "o200k"},
-			[]string{"branching.jsonl (branch to b25); summarizer builtin", "summary-buffer "}},
+			[]string{"branching.jsonl (branch to b25)", "20 messages, 8 steps"},
+			"compact simulate: hint: no compaction fired: the largest context is 1% of its window (860 of 128,000 tokens); try --context-window 680"},
+		{"a tree, newest leaf, the hint's window", []string{"--jsonl", simExample("branching.jsonl"), "--strategy", "onyx", "--context-window", "680"},
+			[]string{"branching.jsonl (branch to b25)", "context window 680;"}, ""},
+		{"a tree, chosen leaf", []string{"--jsonl", simExample("branching.jsonl"), "--leaf", "b11", "-q"},
+			[]string{"branching.jsonl (branch to b11)", "11 messages, 4 steps"}, ""},
+		{"compare", []string{"--jsonl", simExample("branching.jsonl"), "--compare", "stagewise,onyx,summary-buffer", "--tokenizer", "o200k", "--context-window", "1000"},
+			[]string{"branching.jsonl (branch to b25); summarizer builtin", "summary-buffer "}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := simRun(t, "", append([]string{"simulate"}, tc.args...)...)
-			if code != 0 || errOut != "" {
-				t.Fatalf("exit %d: %s", code, errOut)
+			if code != 0 || strings.TrimSpace(errOut) != tc.hint {
+				t.Fatalf("exit %d, stderr %q; want 0 and %q", code, errOut, tc.hint)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(out, w) {
@@ -263,8 +270,8 @@ func TestSimulateJSONLFromStdinAsJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var got struct {
-		Strategy  string            `json:"strategy"`
-		Histories []simTimelineJSON `json:"histories"`
+		Strategy  string                     `json:"strategy"`
+		Histories []simulate.HistoryTimeline `json:"histories"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -310,12 +317,12 @@ func TestSimulateBadJSONL(t *testing.T) {
 		some + `: line 4: tool message without its call: tool_call_id "c9"`,
 		some + `: line 6: parent_id "nowhere" points nowhere`,
 	} {
-		if !strings.Contains(errOut, "compact: warning: "+want) {
+		if !strings.Contains(errOut, "compact simulate: warning: "+want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
-	if !strings.Contains(out, "1 steps") && !strings.Contains(out, "; 2 messages, 1 steps") {
-		t.Errorf("the usable lines were not simulated:\n%s", out)
+	if !strings.Contains(out, "; 1 message, 1 step\n") || !strings.Contains(out, "0 compactions, 0 rejected, 0 summarizer calls;") || !strings.Contains(out, "; 1 message verbatim at the end") {
+		t.Errorf("the usable lines were not simulated (or a plural is wrong):\n%s", out)
 	}
 
 	none := write("none.jsonl", "garbage\n{\"id\":\"x\",\"role\":\"robot\"}\n")
@@ -323,7 +330,7 @@ func TestSimulateBadJSONL(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 when no line is usable", code)
 	}
-	if !strings.Contains(errOut, none+": line 1: not JSON") || !strings.Contains(errOut, "compact: simulate: "+none+": no usable line (2 problems reported above)") {
+	if !strings.Contains(errOut, none+": line 1: not JSON") || !strings.Contains(errOut, "compact simulate: "+none+": no usable line (2 problems reported above)") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 
@@ -359,7 +366,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{"unknown model", []string{"--db", db, "--summarizer", "model:gpt-9"}, `unknown model "gpt-9"`},
 		{"unknown tokenizer", []string{"--db", db, "--tokenizer", "p50k"}, `unknown tokenizer "p50k"`},
 		{"negative window", []string{"--db", db, "--context-window", "-1"}, "not a negative one"},
-		{"unknown chat", []string{"--db", db, "--chat", "nope"}, "none of the chosen chats can be simulated"},
+		{"unknown chat", []string{"--db", db, "--chat", "nope"}, "no such chat in " + db + ": nope"},
 		{"unknown channel", []string{"--channel", "beta"}, `unknown channel "beta"`},
 	}
 	for _, tc := range tests {
@@ -375,174 +382,298 @@ func TestSimulateUsageErrors(t *testing.T) {
 	}
 }
 
-func TestParseSweep(t *testing.T) {
-	tests := []struct {
-		spec   string
-		knob   string
-		values []float64
-		err    string
-	}{
-		{"threshold=0.4:0.8:0.05", "threshold", []float64{0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8}, ""},
-		{"context_window=100000:200000:50000", "context_window", []float64{100000, 150000, 200000}, ""},
-		{"context-window=8000", "context_window", []float64{8000}, ""},
-		{"recent_ratio=0.1:0.3:0.1", "recent_ratio", []float64{0.1, 0.2, 0.3}, ""},
-		{"kept_fraction=0.1:0.2:0.05", "kept_fraction", []float64{0.1, 0.15, 0.2}, ""},
-		{"threshold=0.8:0.4:0.1", "", nil, "is above to"},
-		{"threshold=0.4:0.8:0", "", nil, "must be positive"},
-		{"threshold=0.4:x:0.1", "", nil, `"x" is not a number`},
-		{"recent_buffer=1.5", "", nil, "takes whole numbers"},
-		{"reserved=-5", "", nil, "is negative"},
-		{"threshold=0:1000:0.0001", "", nil, "more than 1000"},
-		{"threshold=1:2", "", nil, "want from:to:step or one value"},
+// simReadmeExamples are the simulate commands README.md shows on the
+// shipped sample; TestSimulateReadmeExamples runs them and every
+// `compact simulate` line of README.md.
+var simReadmeExamples = []string{
+	"compact simulate --db examples/stagewise/instances.sqlite --chat ff5dc157-1738-4824-a458-f29a0cd9d0fb --context-window 16000",
+	"compact simulate --db examples/stagewise/instances.sqlite --compare stagewise,onyx,summary-buffer,sliding-window,selective-prune --context-window 6000",
+	"compact simulate --db examples/stagewise/instances.sqlite --sweep context_window=4000:16000:4000 --compare stagewise,summary-buffer",
+	"compact simulate --db examples/stagewise/instances.sqlite --against-recorded --context-window 10000",
+}
+
+// readmeSimulateLines lists the simulate commands of README.md's ```sh
+// blocks ("compact simulate …" or "go run . simulate …"), continuation
+// lines joined.
+func readmeSimulateLines(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.spec, func(t *testing.T) {
-			s, err := parseSweep(tc.spec)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
-				}
-				return
+	var out []string
+	inSh := false
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "```") {
+			inSh = !inSh && l == "```sh"
+			continue
+		}
+		for inSh && strings.HasSuffix(l, `\`) && i+1 < len(lines) {
+			i++
+			l = strings.TrimSuffix(l, `\`) + " " + strings.TrimSpace(lines[i])
+		}
+		if k := strings.Index(l, " #"); k >= 0 {
+			l = l[:k]
+		}
+		l = strings.Replace(l, "go run . simulate", "compact simulate", 1)
+		if inSh && strings.HasPrefix(l, "compact simulate") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// simCompactions runs args (plus --json) and counts the compactions of
+// each strategy: over the histories of timelines, per row of a comparison
+// or a sweep (the most of any value), the simulated boundaries against
+// recorded ones.
+func simCompactions(t *testing.T, args []string) map[string]int {
+	t.Helper()
+	code, out, errOut := simRun(t, "", append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	// Timelines name their strategy and give histories as objects; a
+	// comparison gives their names.
+	var got struct {
+		Strategy  string                  `json:"strategy"`
+		Histories json.RawMessage         `json:"histories"`
+		Rows      []simulate.Row          `json:"rows"`
+		Chats     []simulate.RecordedChat `json:"chats"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	var timelines []simulate.HistoryTimeline
+	if got.Strategy != "" {
+		if err := json.Unmarshal(got.Histories, &timelines); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	n := map[string]int{}
+	for _, h := range timelines {
+		n[got.Strategy] += h.Timeline.Compactions
+	}
+	for _, r := range got.Rows {
+		n[r.Strategy] = max(n[r.Strategy], r.Compactions)
+	}
+	for _, c := range got.Chats {
+		n[strategy.NameStagewise] += c.Simulated
+	}
+	if len(n) == 0 {
+		t.Fatalf("%v: no figures in %s", args, out)
+	}
+	return n
+}
+
+// TestSimulateReadmeExamples runs the simulate examples of the README and
+// of --help on the shipped sample and example histories: each must show
+// compactions for every strategy it names (or a hint whose window does),
+// so that the examples cannot go stale.
+func TestSimulateReadmeExamples(t *testing.T) {
+	db := simSampleDB(t)
+	cmds := append(append([]string(nil), simReadmeExamples...), readmeSimulateLines(t)...)
+	// The examples of --help too.
+	root, _ := NewRootCmd(iostreams.System())
+	c, _, err := root.Find([]string{"simulate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(c.Example, "\n") {
+		cmds = append(cmds, strings.TrimSpace(l))
+	}
+	seen := map[string]bool{}
+	for _, line := range cmds {
+		if seen[line] {
+			continue
+		}
+		seen[line] = true
+		words := strings.Fields(line)[1:]
+		uses := false
+		for i, w := range words {
+			switch {
+			case w == "examples/stagewise/instances.sqlite":
+				words[i], uses = db, true
+			case strings.HasPrefix(w, "examples/"):
+				words[i], uses = filepath.Join("..", w), true
 			}
-			if err != nil {
-				t.Fatal(err)
+		}
+		if !uses {
+			continue // not on the shipped examples: the app's own database
+		}
+		t.Run(strings.Join(words[3:], " "), func(t *testing.T) {
+			code, out, errOut := simRun(t, "", words...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			if s.knob.name != tc.knob || len(s.values) != len(tc.values) {
-				t.Fatalf("knob %q values %v", s.knob.name, s.values)
+			if strings.Contains(errOut, "compact simulate: hint:") {
+				// An example without knobs shows the hint; the
+				// hint's window must then compact.
+				words = simHintArgs(t, words, errOut)
+			} else if strings.Contains(out, " 0 compactions,") && !strings.Contains(out, "^") {
+				t.Errorf("nothing compacts:\n%s", out)
 			}
-			for i := range tc.values {
-				if s.values[i] != tc.values[i] {
-					t.Errorf("values = %v, want %v", s.values, tc.values)
-					break
+			for name, n := range simCompactions(t, words) {
+				if n == 0 {
+					t.Errorf("%s: 0 compactions", name)
 				}
 			}
 		})
 	}
-	s, _ := parseSweep("kept_fraction=0.3")
-	var c strategy.Config
-	s.knob.set(&c, 0.3)
-	if c.Extra["kept_fraction"] != 0.3 {
-		t.Errorf("extra knob not set: %v", c.Extra)
-	}
-	s, _ = parseSweep("min_uncompressed=7")
-	s.knob.set(&c, 7)
-	if c.MinUncompressed == nil || *c.MinUncompressed != 7 {
-		t.Errorf("min_uncompressed not set")
-	}
 }
 
-func TestRenderChart(t *testing.T) {
-	steps := []strategy.StepReport{
-		{Step: 1, ContextTokens: 100, Boundary: -1},
-		{Step: 2, ContextTokens: 400, Boundary: -1},
-		{Step: 3, ContextTokens: 900, Fired: true, Boundary: 1, Compacted: 3, AfterTokens: 300},
-		{Step: 4, ContextTokens: 500, Boundary: -1},
-		{Step: 5, ContextTokens: 800, Fired: true, Boundary: -1, Rejected: strategy.RejectNoShrink},
+var simHintWindow = regexp.MustCompile(`try --context-window (\d+)\n`)
+
+// simHintArgs checks the hint of errOut and returns args with its window.
+func simHintArgs(t *testing.T, args []string, errOut string) []string {
+	t.Helper()
+	m := simHintWindow.FindStringSubmatch(errOut)
+	if m == nil || strings.Count(errOut, "compact simulate: hint:") != 1 {
+		t.Fatalf("want one hint with a window, got:\n%s", errOut)
 	}
-	var b bytes.Buffer
-	renderChart(&b, steps, 10, 4)
-	want := "" +
-		"1,000 |    ##  ##\n" +
-		"      |    ##  ##\n" +
-		"  500 |  ########\n" +
-		"      |##########\n" +
-		"    0 +----------\n" +
-		"           ^   x\n" +
-		"       step 1 step 5\n" +
-		"       context tokens per step; ^ compaction, x rejected by a guardrail\n"
-	if b.String() != want {
-		t.Errorf("chart:\n%s\nwant:\n%s", b.String(), want)
-	}
-	// More steps than columns share columns; the width stays fixed.
-	var many []strategy.StepReport
-	for i := 0; i < 150; i++ {
-		many = append(many, strategy.StepReport{Step: i + 1, ContextTokens: float64(i * 100), Boundary: -1})
-	}
-	b.Reset()
-	renderChart(&b, many, 60, 12)
-	for i, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[:13] {
-		if len(line) > len("15,000 |")+60 {
-			t.Errorf("line %d is wider than 60 columns: %q", i, line)
-		}
-	}
+	return append(append([]string(nil), args...), "--context-window", m[1])
 }
 
-func TestKeptCompactedPairsCallsWithSteps(t *testing.T) {
-	m := func(id string) strategy.Message { return strategy.Message{ID: id} }
-	tl := &strategy.Timeline{Steps: []strategy.StepReport{
-		{SummarizerCalled: true, Compacted: 2},
-		{SummarizerCalled: true, Rejected: strategy.RejectNoShrink},
-		{},
-		{SummarizerCalled: true, Compacted: 1},
-	}}
-	calls := [][]strategy.Message{{m("a"), m("b")}, {m("x")}, {m("b"), m("c")}}
-	if got := simIDs(keptCompacted(tl, calls)); got != "a b c" {
-		t.Errorf("kept = %q, want a b c (the rejected call left out)", got)
-	}
-	// Calls that do not pair up with the steps all count.
-	if got := simIDs(keptCompacted(tl, calls[:2])); got != "a b x" {
-		t.Errorf("unpaired = %q", got)
-	}
-}
-
-func simIDs(msgs []strategy.Message) string {
-	var out []string
-	for _, m := range msgs {
-		out = append(out, m.ID)
-	}
-	return strings.Join(out, " ")
-}
-
-// TestSimulateGivesStagewiseTheChatMessages checks, with a fake
-// simulation, that the stagewise strategy gets a database chat's own
-// messages and the other strategies the branch with the tool results, and
-// that a failing simulation names its chat.
-func TestSimulateGivesStagewiseTheChatMessages(t *testing.T) {
+// TestSimulateHintWhenNothingCompacts runs the sample under the chats'
+// own windows (200,000 and 400,000 tokens: nothing fires) and follows
+// the hint.
+func TestSimulateHintWhenNothingCompacts(t *testing.T) {
 	db := simSampleDB(t)
-	orig := runSimulation
-	t.Cleanup(func() { runSimulation = orig })
-	seen := map[string]int{}
-	runSimulation = func(ctx context.Context, history []strategy.Message, name string, cfg strategy.Config, sum strategy.Summarizer) (*strategy.Timeline, error) {
-		seen[name] = len(history)
-		if cfg.ContextWindow != 200000 {
-			return nil, errors.New("want the chat model's window")
-		}
-		return &strategy.Timeline{Strategy: name, Steps: []strategy.StepReport{}}, nil
+	all := strings.Join(strategy.Names(), ",")
+	tests := []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"--db", db},
+			"compact simulate: hint: no compaction fired: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 14000\n"},
+		{[]string{"--db", db, "--against-recorded"},
+			"compact simulate: hint: no compaction fired: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 14000\n"},
+		{[]string{"--db", db, "--compare", "stagewise,onyx,summary-buffer"},
+			"compact simulate: hint: no compaction fired for any strategy: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 4700\n"},
+		{[]string{"--db", db, "--compare", all},
+			"compact simulate: hint: no compaction fired for onyx, sliding-window, stagewise, summary-buffer: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 4700\n"},
+		{[]string{"--db", db, "--sweep", "threshold=0.5:0.7:0.1"},
+			"compact simulate: hint: no compaction fired: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 14000\n"},
 	}
-	code, _, errOut := simRun(t, "", "simulate", "--db", db, "--chat", "ba8894fa-3be5-4747-8699-45dea82460da", "--compare", "stagewise,onyx", "-j", "1")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
+			args := append([]string{"simulate"}, tc.args...)
+			code, out, errOut := simRun(t, "", args...)
+			if code != 0 || errOut != tc.hint {
+				t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, tc.hint)
+			}
+			if strings.Contains(out, "hint") {
+				t.Errorf("the hint is on stdout:\n%s", out)
+			}
+			for name, n := range simCompactions(t, simHintArgs(t, args, errOut)) {
+				if n == 0 && name != strategy.NameSelectivePrune {
+					t.Errorf("the hint's window: %s: 0 compactions", name)
+				}
+			}
+			// --quiet drops it, --json keeps stdout JSON.
+			if _, _, errOut := simRun(t, "", append(args, "-q")...); errOut != "" {
+				t.Errorf("-q: stderr %q", errOut)
+			}
+		})
 	}
-	if seen["stagewise"] != 16 || seen["onyx"] != 31 {
-		t.Errorf("history lengths: %v, want stagewise 16 (the chat) and onyx 31 (with tool results)", seen)
-	}
-	runSimulation = func(context.Context, []strategy.Message, string, strategy.Config, strategy.Summarizer) (*strategy.Timeline, error) {
-		return nil, errors.New("boom")
-	}
-	code, _, errOut = simRun(t, "", "simulate", "--db", db, "--chat", "ba8894fa-3be5-4747-8699-45dea82460da")
-	if code != 1 || !strings.Contains(errOut, "compact: simulate: ba8894fa-3be5-4747-8699-45dea82460da: boom") {
-		t.Errorf("exit %d: %s", code, errOut)
+	// A sweep of the window itself gives no hint.
+	if code, _, errOut := simRun(t, "", "simulate", "--db", db, "--sweep", "context_window=300000"); code != 0 || errOut != "" {
+		t.Errorf("sweep of context_window: exit %d, stderr %q", code, errOut)
 	}
 }
 
-func TestCascadeSummarizerSendsEqualRequestsOnce(t *testing.T) {
-	st, err := config.Load("")
+// TestSimulateFlags checks the flags' wiring: the shared --channel and
+// -j/--jobs, completion of the fixed values, and help text a reader can
+// use.
+func TestSimulateFlags(t *testing.T) {
+	complete := func(args ...string) []string {
+		t.Helper()
+		code, out, errOut := simRun(t, "", append([]string{"__complete", "simulate"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var vals []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasPrefix(l, ":") {
+				vals = append(vals, strings.SplitN(l, "\t", 2)[0])
+			}
+		}
+		return vals
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--strategy", ""}, strings.Join(strategy.Names(), " ")},
+		{[]string{"--channel", ""}, "release prerelease nightly dev"},
+		{[]string{"--tokenizer", ""}, strings.Join(strategy.Tokenizers, " ")},
+		{[]string{"--compare", "stagewise,o"}, "stagewise,onyx"},
+		{[]string{"--compare", "onyx,sliding-window,"}, "onyx,sliding-window,selective-prune onyx,sliding-window,stagewise onyx,sliding-window,summary-buffer"},
+		{[]string{"--sweep", "thr"}, "threshold="},
+	}
+	for _, tc := range tests {
+		got := complete(tc.args...)
+		var match []string
+		for _, v := range got {
+			if strings.HasPrefix(v, tc.args[len(tc.args)-1]) {
+				match = append(match, v)
+			}
+		}
+		if strings.Join(match, " ") != tc.want {
+			t.Errorf("complete %v = %v, want %s", tc.args, match, tc.want)
+		}
+	}
+	sums := strings.Join(complete("--summarizer", ""), " ")
+	for _, want := range []string{"builtin", "recorded", "cascade", "model:builtin"} {
+		if !slices.Contains(strings.Fields(sums), want) {
+			t.Errorf("--summarizer completes %q, lacking %s", sums, want)
+		}
+	}
+
+	root, _ := NewRootCmd(iostreams.System())
+	c, _, err := root.Find([]string{"simulate"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cascade.Load(st, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
+	if fl := c.Flags().ShorthandLookup("j"); fl == nil || fl.Name != "jobs" {
+		t.Errorf("-j is not --jobs: %+v", fl)
 	}
-	wireBuiltin(c, "e3e")
-	s := &cascadeSummarizer{c: c, order: []string{"builtin"}, cache: map[[32]byte]string{}}
-	req := strategy.SummaryRequest{System: "sys", User: "<chat-history><user>Fix w1/src/a.ts please</user>\n<assistant>Done.</assistant></chat-history>"}
-	a, err := s.Summarize(context.Background(), req)
-	if err != nil || a == "" {
-		t.Fatalf("%q %v", a, err)
+	code, out, _ := simRun(t, "", "simulate", "--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d", code)
 	}
-	b, err := s.Summarize(context.Background(), req)
-	if err != nil || b != a || s.calls != 1 || s.cached != 1 {
-		t.Errorf("second call: %q %v, calls %d cached %d", b, err, s.calls, s.cached)
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 160 {
+			t.Errorf("help line of %d characters: %s", len([]rune(l)), l)
+		}
+		if strings.Contains(l, "`") {
+			t.Errorf("backtick in help: %s", l)
+		}
+	}
+	for _, k := range simulate.KnobNames() {
+		if !strings.Contains(out, k) {
+			t.Errorf("help does not name the knob %s", k)
+		}
+	}
+	if code, _, errOut := simRun(t, "", "simulate", "--db", simSampleDB(t), "--jobs", "-1"); code != 2 || !strings.Contains(errOut, "want 0 (one per CPU) or more") {
+		t.Errorf("--jobs -1: exit %d: %s", code, errOut)
+	}
+}
+
+// TestSimulateInterrupted checks that a cancelled run exits 130.
+func TestSimulateInterrupted(t *testing.T) {
+	db := simSampleDB(t)
+	io, _, _, _ := iostreams.Test()
+	root, f := NewRootCmd(io)
+	f.Getenv = func(string) string { return "" }
+	root.SetArgs([]string{"simulate", "--db", db, "--compare", "stagewise,onyx"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := root.ExecuteContext(ctx)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != exitInterrupted {
+		t.Errorf("err = %v, want exit %d", err, exitInterrupted)
 	}
 }

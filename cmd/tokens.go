@@ -29,6 +29,8 @@ func newCmdTokens(f *Factory) *cobra.Command {
 			"upstream's UTF-16 characters / 4 with whole-part JSON for tool parts and\n" +
 			"the metadata overhead. NaN where JavaScript yields NaN; \"throws\" where the\n" +
 			"upstream estimate throws (the compression then aborts).",
+		Example: "  compact tokens history.superjson\n" +
+			"  compact tokens --profile head --json < message.superjson",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Args = args
@@ -38,7 +40,8 @@ func newCmdTokens(f *Factory) *cobra.Command {
 			return runTokens(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Profile, "profile", "e3e", "upstream version: e3e or head")
+	c.Flags().StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	completeProfile(c)
 	return c
 }
 
@@ -95,7 +98,7 @@ func runTokens(opts *tokensOptions) error {
 		switch {
 		case l.Error != "":
 			fmt.Fprint(out, "throws")
-			fmt.Fprintf(opts.f.IO.ErrOut, "compact: message %d: %s\n", l.Index, l.Error)
+			fmt.Fprintf(opts.f.IO.ErrOut, "compact tokens: warning: message %d: %s\n", l.Index, l.Error)
 		case l.NaN:
 			fmt.Fprint(out, "NaN")
 		default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -45,18 +46,47 @@ func newCmdTrigger(f *Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error { return runTrigger(c, opts) },
 	}
 	fl := c.Flags()
-	fl.Float64Var(&opts.used, "used", 0, "tokens used by the step (usage.totalTokens)")
-	fl.IntVar(&opts.contextWindow, "context-window", 0, "the model's context window in tokens")
-	fl.StringVar(&opts.model, "model", "", "look the context window up in the context_windows table")
-	fl.Float64Var(&opts.threshold, "threshold", 0, "fraction of the context window; negative disables (default from configuration)")
-	fl.Float64Var(&opts.hardCap, "hard-cap", 0, "trigger cap in tokens (default: compression::hard_cap_tokens, else the profile's)")
+	fl.Float64Var(&opts.used, "used", 0, "`TOKENS` the step used (usage.totalTokens; required)")
+	fl.IntVar(&opts.contextWindow, "context-window", 0, "the model's context window in `TOKENS`")
+	fl.StringVar(&opts.model, "model", "", "look the context window of model `ID` up in the context_windows table")
+	fl.Float64Var(&opts.threshold, "threshold", 0, "trigger above this `FRACTION` of the context window; negative: never (default: compression.threshold, or chat_threshold for the chat agent)")
+	fl.Float64Var(&opts.hardCap, "hard-cap", 0, "trigger above `TOKENS` whatever the window (default: compression.hard_cap_tokens, else the profile's: e3e 200000, head 100000)")
+	completeContextWindowModels(c, f)
 	return c
+}
+
+// completeContextWindowModels completes --model with the ids of the
+// context_windows table.
+func completeContextWindowModels(c *cobra.Command, f *Factory) {
+	_ = c.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		st, err := completionConfig(f)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var ids []string
+		for id := range st.ContextWindows() {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// completionConfig is the configuration while the shell completes a flag.
+// It is read again: the root command's hook that loads it runs before the
+// completion request's flags (--config among them) are parsed.
+func completionConfig(f *Factory) (*config.Store, error) {
+	path := f.ConfigPath
+	if path == "" {
+		path = f.Getenv("COMPACT_CONFIG")
+	}
+	return config.LoadEnv(path, f.Getenv)
 }
 
 func runTrigger(c *cobra.Command, opts *triggerOptions) error {
 	fl := c.Flags()
 	if !fl.Changed("used") {
-		return usageErr("trigger: --used is required")
+		return usageErr("--used is required (the step's usage.totalTokens)")
 	}
 	p, err := compressionParams(opts.f.Config)
 	if err != nil {

@@ -87,9 +87,25 @@ type Outcome struct {
 // attempt.
 type FailedError struct{ Attempts []Attempt }
 
+// Sent reports whether any attempt made a request (or a builtin call).
+// An attempt that stopped before one, for want of a key or a model entry,
+// has no tries.
+func (e *FailedError) Sent() bool {
+	for _, a := range e.Attempts {
+		if len(a.Tries) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *FailedError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "history compression failed with all %d model(s):", len(e.Attempts))
+	if len(e.Attempts) == 1 {
+		b.WriteString("history compression failed with its one model:")
+	} else {
+		fmt.Fprintf(&b, "history compression failed with all %d models:", len(e.Attempts))
+	}
 	for i, a := range e.Attempts {
 		if i > 0 {
 			b.WriteString(";")
@@ -115,6 +131,9 @@ type Cascade struct {
 	limiters  map[string]*rate.Limiter
 	rpm       map[string]int
 	secrets   []string
+	// keyless maps the providers that need a key and have none to where
+	// it was looked for.
+	keyless map[string]ProviderConfig
 }
 
 // Load builds a Cascade from the configuration.
@@ -161,22 +180,14 @@ func New(s Settings, models Models, provs []ProviderConfig) (*Cascade, error) {
 		Providers: map[string]Provider{},
 		limiters:  map[string]*rate.Limiter{},
 		rpm:       map[string]int{},
+		keyless:   map[string]ProviderConfig{},
 	}
 	for _, pc := range provs {
 		if _, dup := c.Providers[pc.Name]; dup {
 			return nil, fmt.Errorf("providers.%s: defined twice", pc.Name)
 		}
-		p, err := NewProvider(pc)
-		if err != nil {
+		if err := c.addProvider(pc); err != nil {
 			return nil, err
-		}
-		c.Providers[pc.Name] = p
-		if pc.RPM > 0 {
-			c.limiters[pc.Name] = newLimiter(pc.RPM)
-			c.rpm[pc.Name] = pc.RPM
-		}
-		if pc.APIKey != "" {
-			c.secrets = append(c.secrets, pc.APIKey)
 		}
 	}
 	for _, m := range models {
@@ -190,6 +201,103 @@ func New(s Settings, models Models, provs []ProviderConfig) (*Cascade, error) {
 		}
 	}
 	return c, nil
+}
+
+// addProvider adds pc, replacing a provider of the same name.
+func (c *Cascade) addProvider(pc ProviderConfig) error {
+	p, err := NewProvider(pc)
+	if err != nil {
+		return err
+	}
+	c.Providers[pc.Name] = p
+	delete(c.limiters, pc.Name)
+	delete(c.rpm, pc.Name)
+	delete(c.keyless, pc.Name)
+	if pc.RPM > 0 {
+		c.limiters[pc.Name] = newLimiter(pc.RPM)
+		c.rpm[pc.Name] = pc.RPM
+	}
+	if pc.APIKey != "" {
+		c.secrets = append(c.secrets, pc.APIKey)
+	}
+	if pc.NeedsKey() {
+		c.keyless[pc.Name] = ProviderConfig{Name: pc.Name, Kind: pc.Kind, KeySource: pc.KeySource, KeyEnvs: pc.KeyEnvs}
+	}
+	return nil
+}
+
+// UseServer adds the OpenAI-compatible server pc (see ServerConfig),
+// replacing a provider of the same name, and the model apiModel on it; it
+// returns the model's id. Call it before Run.
+func (c *Cascade) UseServer(pc ProviderConfig, apiModel string) (string, error) {
+	if pc.Kind != KindOpenAICompatible {
+		return "", fmt.Errorf("providers.%s: kind %s is not an openai-compatible server", pc.Name, pc.Kind)
+	}
+	if err := c.addProvider(pc); err != nil {
+		return "", err
+	}
+	return c.ServerModel(pc.Name, apiModel)
+}
+
+// ServerModel is the model apiModel on the openai-compatible provider
+// named provider: the model table's entry for it when there is one (its
+// prices and parameters apply), else a new entry with that id, which
+// accepts a temperature and costs nothing (it replaces, for this Cascade,
+// a table entry of the same id on another provider). Call it before Run.
+func (c *Cascade) ServerModel(provider, apiModel string) (string, error) {
+	p, ok := c.Providers[provider]
+	if !ok {
+		return "", fmt.Errorf("provider %q is not defined under providers:", provider)
+	}
+	if p.Kind() != KindOpenAICompatible {
+		return "", fmt.Errorf("providers.%s is of kind %s, not openai-compatible", provider, p.Kind())
+	}
+	apiModel = strings.TrimSpace(apiModel)
+	if apiModel == "" {
+		return "", errors.New("the model name is empty")
+	}
+	for _, m := range c.Models {
+		if m.Provider == provider && m.APIModel == apiModel {
+			return m.ID, nil
+		}
+	}
+	m := Model{ID: apiModel, Provider: provider, APIModel: apiModel, AcceptsTemperature: true}
+	ms := make(Models, 0, len(c.Models)+1)
+	for _, old := range c.Models {
+		if old.ID != m.ID {
+			ms = append(ms, old)
+		}
+	}
+	c.Models = append(ms, m)
+	return m.ID, nil
+}
+
+// MissingKey is a model whose provider needs an API key and has none.
+type MissingKey struct {
+	Model    string
+	Provider string
+	// Envs are the variables the key was looked for in, first to last.
+	Envs []string
+	// Source says where it was looked for (KeySource).
+	Source string
+}
+
+// SplitByKey divides order into the models that can be sent (their
+// provider has its key or needs none) and those whose provider lacks its
+// key, each list in order. A model not in the table, or whose provider is
+// not configured, counts as ready: its attempt says what is wrong.
+func (c *Cascade) SplitByKey(order []string) (ready []string, missing []MissingKey) {
+	for _, id := range order {
+		m, ok := c.Models.Lookup(id)
+		if ok {
+			if pc, keyless := c.keyless[m.Provider]; keyless {
+				missing = append(missing, MissingKey{Model: id, Provider: m.Provider, Envs: pc.KeyEnvs, Source: pc.KeySource})
+				continue
+			}
+		}
+		ready = append(ready, id)
+	}
+	return ready, missing
 }
 
 // newLimiter allows rpm requests per minute, evenly spaced (burst 1).
@@ -265,7 +373,7 @@ func (c *Cascade) Run(ctx context.Context, in Input, order []string) (*Outcome, 
 		a, text := c.attempt(ctx, in, id)
 		out.Attempts = append(out.Attempts, a)
 		out.Usage = out.Usage.Add(a.Usage)
-		out.CostUSD += a.CostUSD
+		out.CostUSD = RoundUSD(out.CostUSD + a.CostUSD)
 		if a.Outcome == OutcomeOK {
 			out.Text, out.Model, out.Provider = text, a.Model, a.Provider
 			finish()
@@ -273,7 +381,7 @@ func (c *Cascade) Run(ctx context.Context, in Input, order []string) (*Outcome, 
 		}
 		if err := ctx.Err(); err != nil {
 			finish()
-			return out, fmt.Errorf("history compression stopped after %d model(s): %w", len(out.Attempts), err)
+			return out, fmt.Errorf("history compression stopped after %d of the models: %w", len(out.Attempts), err)
 		}
 	}
 	finish()
@@ -304,6 +412,10 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 	}
 	req, omitted := c.request(in, m)
 	a.Temperature, a.MaxOutputTokens, a.Omitted = req.Temperature, req.MaxOutputTokens, omitted
+	if pc, keyless := c.keyless[m.Provider]; keyless {
+		// Nothing is sent: the attempt has no tries.
+		return done(OutcomeError, m.Provider+": no API key ("+pc.KeySource+")")
+	}
 
 	actx, cancel := context.WithTimeout(ctx, c.Settings.Timeout)
 	defer cancel()

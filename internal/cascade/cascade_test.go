@@ -357,8 +357,10 @@ func TestCascadeRecord(t *testing.T) {
 	if out.Usage != (Usage{InputTokens: 2200, OutputTokens: 570}) {
 		t.Errorf("usage %+v", out.Usage)
 	}
-	wantCost := (1200*0.25+320*1.5)/1e6 + (1000*0.2+250*1.25)/1e6
-	if math.Abs(out.CostUSD-wantCost) > 1e-12 {
+	// Each attempt's cost is rounded to the micro-dollar: 0.00078 and
+	// 0.0005125 -> 0.000513.
+	wantCost := math.Round(((1200*0.25+320*1.5)/1e6+math.Round((1000*0.2+250*1.25)/1e6*1e6)/1e6)*1e6) / 1e6
+	if out.CostUSD != wantCost || fmt.Sprint(out.CostUSD) != "0.001293" {
 		t.Errorf("cost %v, want %v", out.CostUSD, wantCost)
 	}
 	g, o := out.Attempts[0], out.Attempts[1]

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,9 @@ type ProviderConfig struct {
 	// "file providers.openai.api_key") or, when it is empty, where it was
 	// looked for ("missing: OPENAI_API_KEY, providers.openai.api_key").
 	KeySource string `json:"keySource"`
+	// KeyEnvs are the environment variables the key was looked for in,
+	// first to last (names only).
+	KeyEnvs []string `json:"-"`
 	// RPM limits requests per minute to this provider across goroutines;
 	// 0: no limit.
 	RPM int `json:"rpm"`
@@ -191,6 +195,7 @@ func resolve(pc *ProviderConfig, keyEnv, fileKey string, getenv func(string) str
 	if keyEnv != "" {
 		envs = []string{keyEnv}
 	}
+	pc.KeyEnvs = append([]string(nil), envs...)
 	if pc.APIKey == "" {
 		for _, e := range envs {
 			if v := strings.TrimSpace(getenv(e)); v != "" {
@@ -207,6 +212,51 @@ func resolve(pc *ProviderConfig, keyEnv, fileKey string, getenv func(string) str
 		pc.KeySource = "missing: " + strings.Join(where, ", ")
 	}
 	return nil
+}
+
+// NeedsKey reports whether the provider cannot be used without an API key
+// and has none: the public APIs do; openai-compatible servers and the
+// builtin model do not.
+func (p ProviderConfig) NeedsKey() bool {
+	switch p.Kind {
+	case KindGemini, KindOpenAI, KindAnthropic:
+		return p.APIKey == ""
+	}
+	return false
+}
+
+// ServerName is the provider name of an OpenAI-compatible server given on
+// the command line (compact replay --base-url), as replay.json records it.
+const ServerName = KindOpenAICompatible
+
+// ServerKeyEnv is the variable holding the optional key of a server given
+// on the command line. It is deliberately not OPENAI_API_KEY: an OpenAI key
+// is never sent to some other server.
+const ServerKeyEnv = "COMPACT_API_KEY"
+
+// ServerConfig is the provider of an OpenAI-compatible server given by its
+// URL alone (vLLM, llama.cpp, Ollama, LM Studio, OpenRouter): the server
+// root, with or without /v1. Its key, optional, comes from ServerKeyEnv.
+func ServerConfig(baseURL string, getenv func(string) string) (ProviderConfig, error) {
+	pc := ProviderConfig{Name: ServerName, Kind: KindOpenAICompatible, BaseURL: strings.TrimSpace(baseURL)}
+	u, err := url.Parse(pc.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
+		// Shown without user, query and fragment: a key may hide there.
+		shown := "the value"
+		if err == nil {
+			v := *u
+			v.User, v.RawQuery, v.ForceQuery, v.Fragment = nil, "", false, ""
+			shown = strconv.Quote(v.String())
+		}
+		return pc, fmt.Errorf("%s is not an http(s) server URL such as http://127.0.0.1:8080/v1 (without user, query or fragment)", shown)
+	}
+	if err := resolve(&pc, ServerKeyEnv, "", getenv); err != nil {
+		return pc, err
+	}
+	if pc.APIKey == "" {
+		pc.KeySource = ServerKeyEnv + " not set"
+	}
+	return pc, nil
 }
 
 // Settings are the cascade's parameters (configs/compact.yaml, cascade:).

@@ -29,9 +29,19 @@ type Model struct {
 	PriceOutPerMTok float64 `json:"priceOutPerMTok"`
 }
 
-// Cost is the price of u in USD.
+// Cost is the price of u in USD, rounded to the micro-dollar.
 func (m Model) Cost(u Usage) float64 {
-	return (float64(u.InputTokens)*m.PriceInPerMTok + float64(u.OutputTokens)*m.PriceOutPerMTok) / 1e6
+	return RoundUSD((float64(u.InputTokens)*m.PriceInPerMTok + float64(u.OutputTokens)*m.PriceOutPerMTok) / 1e6)
+}
+
+// RoundUSD rounds a cost to the micro-dollar (6 decimals), the precision
+// every record and report carries: sums of prices per million tokens
+// otherwise print as 0.00037055000000000004.
+func RoundUSD(usd float64) float64 {
+	if usd == 0 || math.IsNaN(usd) || math.IsInf(usd, 0) {
+		return usd
+	}
+	return math.Round(usd*1e6) / 1e6
 }
 
 // Models is the model table, in configuration order.

@@ -90,7 +90,63 @@ func LoadEnv(path string, getenv func(string) string) (*Store, error) {
 			return nil, fmt.Errorf("config: environment: %w", err)
 		}
 	}
+	// The short names the README tells users to set (COMPACT_OPENAI_BASE_URL
+	// rather than COMPACT_PROVIDERS_OPENAI_BASE_URL) are a layer above: the
+	// cascade lets them win, so the store does too, and records them as
+	// the source.
+	aliasLayer := map[string]any{}
+	for _, a := range EnvAliases {
+		val := strings.TrimSpace(getenv(a.Env))
+		if val == "" || !a.applies(v) {
+			continue
+		}
+		s.envKeys[a.Key] = a.Env
+		setNested(aliasLayer, strings.Split(a.Key, Delim), val)
+	}
+	if len(aliasLayer) > 0 {
+		if err := v.MergeConfigMap(aliasLayer); err != nil {
+			return nil, fmt.Errorf("config: environment: %w", err)
+		}
+	}
 	return s, nil
+}
+
+// EnvAlias is a documented environment variable that sets a key under a
+// name other than EnvName(Key).
+type EnvAlias struct {
+	Env string // the variable, e.g. COMPACT_OPENAI_BASE_URL
+	Key string // the key it sets, e.g. providers::openai::base_url
+	// Provider and Kind: the alias applies to providers.<Provider> only
+	// while its kind is Kind (or unset), as the cascade applies it.
+	Provider, Kind string
+}
+
+func (a EnvAlias) applies(v *viper.Viper) bool {
+	if a.Provider == "" {
+		return true
+	}
+	kind := v.GetString("providers" + Delim + a.Provider + Delim + "kind")
+	return kind == "" || kind == a.Kind
+}
+
+// EnvAliases are the short variables of the providers' base URLs
+// (internal/cascade reads the same names).
+var EnvAliases = []EnvAlias{
+	{Env: "COMPACT_GEMINI_BASE_URL", Key: "providers" + Delim + "gemini" + Delim + "base_url", Provider: "gemini", Kind: "gemini"},
+	{Env: "COMPACT_OPENAI_BASE_URL", Key: "providers" + Delim + "openai" + Delim + "base_url", Provider: "openai", Kind: "openai"},
+	{Env: "COMPACT_ANTHROPIC_BASE_URL", Key: "providers" + Delim + "anthropic" + Delim + "base_url", Provider: "anthropic", Kind: "anthropic"},
+}
+
+// EnvNames lists every variable that sets key: its alias, if it has one,
+// first (it wins), then EnvName(key).
+func EnvNames(key string) []string {
+	var out []string
+	for _, a := range EnvAliases {
+		if a.Key == key {
+			out = append(out, a.Env)
+		}
+	}
+	return append(out, EnvName(key))
 }
 
 func setNested(m map[string]any, path []string, val any) {

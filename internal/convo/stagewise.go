@@ -47,8 +47,10 @@ func ReadStagewise(ctx context.Context, path string, opts StagewiseOptions) ([]*
 	problems := []Problem{}
 	explicit := len(opts.ChatIDs) > 0
 	chats, missing := store.SelectChats(chats, opts.ChatIDs)
-	for _, id := range missing {
-		problems = append(problems, Problem{Message: fmt.Sprintf("chat %s: no such chat in the database", id)})
+	if len(missing) > 0 {
+		// A chosen id that is not there is a typo to fix, not a chat to
+		// skip: say so before reading anything.
+		return nil, nil, &MissingChatsError{Path: path, IDs: missing}
 	}
 	var out []*History
 	for _, c := range chats {
@@ -210,4 +212,18 @@ func toolOutput(p history.Value) string {
 	}
 	s, _, _ := history.JSONStringify(obj)
 	return s
+}
+
+// MissingChatsError says which chosen chat ids the database does not hold.
+type MissingChatsError struct {
+	Path string
+	IDs  []string
+}
+
+func (e *MissingChatsError) Error() string {
+	what := "no such chat"
+	if len(e.IDs) > 1 {
+		what = "no such chats"
+	}
+	return fmt.Sprintf("%s in %s: %s", what, e.Path, strings.Join(e.IDs, ", "))
 }

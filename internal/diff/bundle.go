@@ -36,13 +36,18 @@ type ReplayInfo struct {
 	CostUSD     *float64        `json:"costUsd,omitempty"`
 	// Error is the record's error, for a replay that failed.
 	Error string `json:"error,omitempty"`
-	// Newest is true when the run was picked as the newest replay.
+	// Newest is true when the run was picked by default: the newest replay
+	// with an answer (an output.md).
 	Newest bool `json:"newest"`
+	// SkippedNewer lists the runs newer than the one picked by default that
+	// have no answer (failed replays), newest first.
+	SkippedNewer []string `json:"skippedNewer,omitempty"`
 }
 
 // Options steer loading and comparing bundles.
 type Options struct {
-	// Run names the replay to compare with; "" picks the newest.
+	// Run names the replay to compare with; "" picks the newest replay
+	// that has an answer.
 	Run string
 	// Target is the size target (DefaultTarget when 0).
 	Target int
@@ -60,7 +65,31 @@ type Options struct {
 type BundleError struct {
 	Bundle string `json:"bundle"`
 	Error  string `json:"error"`
+	// NoAnswer is true when the bundle has no replay output to compare
+	// with: no replay at all, only failed ones, or not the run asked for.
+	// Runs then lists the runs it has.
+	NoAnswer bool       `json:"noAnswer,omitempty"`
+	Runs     []RunState `json:"runs,omitempty"`
 }
+
+// RunState is one replay run of a bundle: whether it has an answer
+// (replays/<run>/output.md) and, when it has none, why.
+type RunState struct {
+	Run      string `json:"run"`
+	Answered bool   `json:"answered"`
+	// Error is the failed replay's error (from replay.json), or what is
+	// missing.
+	Error string `json:"error,omitempty"`
+}
+
+// NoAnswerError says a bundle has no replay output to compare with; Runs
+// lists the runs it has, oldest first.
+type NoAnswerError struct {
+	Msg  string
+	Runs []RunState
+}
+
+func (e *NoAnswerError) Error() string { return e.Msg }
 
 // FindBundles lists the bundle directories under root (root itself when
 // it is one), sorted. A bundle is a directory that holds actual-output.md,
@@ -112,6 +141,28 @@ type Replay struct {
 	Info      ReplayInfo
 	// RecordErr says why replay.json could not be used, if it could not.
 	RecordErr error
+	// Answered is true when the run has an output.md: a failed replay
+	// leaves only its replay.json.
+	Answered bool
+}
+
+// State is the run's RunState.
+func (r *Replay) State() RunState {
+	s := RunState{Run: r.Run, Answered: r.Answered}
+	if !r.Answered {
+		switch {
+		case r.Info.Error != "":
+			s.Error = r.Info.Error
+		case errors.Is(r.RecordErr, fs.ErrNotExist):
+			s.Error = "no " + ReplayOutputFile + " and no " + ReplayRecordFile
+		case r.RecordErr != nil:
+			s.Error = r.RecordErr.Error()
+		default:
+			s.Error = "no " + ReplayOutputFile
+		}
+		s.Error = strings.Join(strings.Fields(s.Error), " ")
+	}
+	return s
 }
 
 // Replays lists the runs of a bundle, oldest first (ties by name).
@@ -132,6 +183,9 @@ func Replays(bundle string) ([]Replay, error) {
 		r := Replay{Run: e.Name(), Dir: filepath.Join(dir, e.Name())}
 		r.Info.Run = r.Run
 		r.RecordErr = readReplayRecord(filepath.Join(r.Dir, ReplayRecordFile), &r)
+		if st, err := os.Stat(filepath.Join(r.Dir, ReplayOutputFile)); err == nil && !st.IsDir() {
+			r.Answered = true
+		}
 		if r.StartedAt.IsZero() {
 			if st, err := os.Stat(r.Dir); err == nil {
 				r.StartedAt = st.ModTime()
@@ -246,51 +300,136 @@ func LoadBundle(dir string, opt Options) (Input, error) {
 	if err != nil {
 		return in, err
 	}
-	var pick *Replay
-	if opt.Run != "" {
-		for i := range runs {
-			if runs[i].Run == opt.Run {
-				pick = &runs[i]
-			}
-		}
-		if pick == nil {
-			if len(runs) == 0 {
-				return in, fmt.Errorf("no replay named %q (the bundle has no replays)", opt.Run)
-			}
-			names := make([]string, len(runs))
-			for i, r := range runs {
-				names[i] = r.Run
-			}
-			sort.Strings(names)
-			return in, fmt.Errorf("no replay named %q (have: %s)", opt.Run, strings.Join(names, ", "))
-		}
-	} else {
-		if len(runs) == 0 {
-			return in, errors.New("no replay (nothing under " + ReplaysDir + "/): run `compact replay` on it first")
-		}
-		pick = &runs[len(runs)-1]
-		pick.Info.Newest = true
+	pick, err := pickReplay(runs, opt.Run)
+	if err != nil {
+		return in, err
 	}
 	in.Run = pick.Run
 	info := pick.Info
 	in.Replay = &info
 	in.BFile = filepath.Join(pick.Dir, ReplayOutputFile)
 	if in.B, err = ReadText(in.BFile); err != nil {
-		err = bundleFileErr(err)
-		if errors.Is(err, fs.ErrNotExist) && info.Model == nil && pick.RecordErr == nil {
-			why := "replay.json has no model"
-			if info.Error != "" {
-				why += ": " + info.Error
-			}
-			err = fmt.Errorf("%w (the replay failed; %s)", err, why)
-		}
-		return in, err
+		return in, bundleFileErr(err)
 	}
 	if pick.RecordErr != nil && !errors.Is(pick.RecordErr, fs.ErrNotExist) {
 		in.Warnings = append(in.Warnings, "replay.json: "+pick.RecordErr.Error())
 	}
 	loadBeside(&in, dir)
 	return in, nil
+}
+
+// pickReplay is the run named run, or (run "") the newest run with an
+// answer. A bundle without such a run gives a *NoAnswerError.
+func pickReplay(runs []Replay, run string) (*Replay, error) {
+	states := make([]RunState, len(runs))
+	for i := range runs {
+		states[i] = runs[i].State()
+	}
+	if run != "" {
+		for i := range runs {
+			if runs[i].Run != run {
+				continue
+			}
+			if !runs[i].Answered {
+				return nil, &NoAnswerError{Runs: states, Msg: fmt.Sprintf("replay %s has no answer (no %s): %s",
+					run, filepath.Join(ReplaysDir, run, ReplayOutputFile), states[i].Error)}
+			}
+			return &runs[i], nil
+		}
+		if len(runs) == 0 {
+			return nil, &NoAnswerError{Runs: states, Msg: fmt.Sprintf("no replay named %q (the bundle has no replays)", run)}
+		}
+		names := make([]string, len(runs))
+		for i, r := range runs {
+			names[i] = r.Run
+		}
+		sort.Strings(names)
+		return nil, &NoAnswerError{Runs: states, Msg: fmt.Sprintf("no replay named %q (have: %s)", run, strings.Join(names, ", "))}
+	}
+	if len(runs) == 0 {
+		return nil, &NoAnswerError{Runs: states, Msg: "no replay (nothing under " + ReplaysDir + "/): run `compact replay` on it first"}
+	}
+	var skipped []string
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Answered {
+			runs[i].Info.Newest = true
+			runs[i].Info.SkippedNewer = skipped
+			return &runs[i], nil
+		}
+		skipped = append(skipped, runs[i].Run)
+	}
+	var failed []string
+	for _, s := range states {
+		failed = append(failed, s.Run+" failed ("+clip(s.Error, 100)+")")
+	}
+	return nil, &NoAnswerError{Runs: states, Msg: "no replay with an answer: " + strings.Join(failed, ", ")}
+}
+
+// RunTally counts one run over the bundles that could not be compared for
+// want of an answer: in how many it has an answer and in how many it
+// failed, with the first failure's error.
+type RunTally struct {
+	Run        string
+	Answered   int
+	Failed     int
+	FirstError string
+}
+
+// TallyRuns sums the runs of the NoAnswer errors of errs, most bundles
+// first (ties by name).
+func TallyRuns(errs []BundleError) []RunTally {
+	by := map[string]*RunTally{}
+	var out []*RunTally
+	for _, e := range errs {
+		if !e.NoAnswer {
+			continue
+		}
+		for _, r := range e.Runs {
+			t := by[r.Run]
+			if t == nil {
+				t = &RunTally{Run: r.Run}
+				by[r.Run] = t
+				out = append(out, t)
+			}
+			if r.Answered {
+				t.Answered++
+				continue
+			}
+			t.Failed++
+			if t.FirstError == "" {
+				t.FirstError = r.Error
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Answered+a.Failed != b.Answered+b.Failed {
+			return a.Answered+a.Failed > b.Answered+b.Failed
+		}
+		return a.Run < b.Run
+	})
+	res := make([]RunTally, len(out))
+	for i, t := range out {
+		res[i] = *t
+	}
+	return res
+}
+
+// RunNames lists the names of the replay runs of the bundles, sorted.
+func RunNames(bundles []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range bundles {
+		ents, _ := os.ReadDir(filepath.Join(b, ReplaysDir))
+		for _, e := range ents {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !seen[e.Name()] {
+				seen[e.Name()] = true
+				out = append(out, e.Name())
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // LoadFiles reads two loose files; the compact history and metadata are
@@ -414,7 +553,12 @@ func CompareBundles(dirs []string, opt Options, workers int) ([]*Comparison, []B
 	var errs []BundleError
 	for i, r := range res {
 		if r.err != nil {
-			errs = append(errs, BundleError{Bundle: dirs[i], Error: r.err.Error()})
+			be := BundleError{Bundle: dirs[i], Error: r.err.Error()}
+			var na *NoAnswerError
+			if errors.As(r.err, &na) {
+				be.NoAnswer, be.Runs = true, na.Runs
+			}
+			errs = append(errs, be)
 			continue
 		}
 		cs = append(cs, r.c)

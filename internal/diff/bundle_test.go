@@ -111,7 +111,8 @@ func TestLoadBundleBadInput(t *testing.T) {
 	}{
 		{"no replay", func(t *testing.T, b string) {}, "", "no replay (nothing under replays/)"},
 		{"unknown run", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "## B\n\ny", "") }, "gpt", `no replay named "gpt" (have: builtin)`},
-		{"missing output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "\x00none", "") }, "", "output.md is missing"},
+		{"missing output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "\x00none", "") }, "", "no replay with an answer: builtin failed (no output.md)"},
+		{"named run without output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "\x00none", "") }, "builtin", "replay builtin has no answer (no replays/builtin/output.md): no output.md"},
 		{"empty output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "  \n", "") }, "", "output.md is empty"},
 		{"binary output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "PK\x03\x04\x00\x00", "") }, "", "output.md is not text (NUL byte at offset 4)"},
 		{"invalid UTF-8 output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "## B\n\n\xff", "") }, "", "is not text (invalid UTF-8 at offset 6)"},
@@ -245,5 +246,70 @@ func TestCorpusBundlesWithFakeReplays(t *testing.T) {
 				t.Errorf("compression-007: shrink %d leaks %d profile %s", c.A.Shrink, c.A.LeakCount, c.Profile)
 			}
 		}
+	}
+}
+
+// failedReplay writes what a replay that got no answer leaves: replay.json
+// with no model and an error, and no output.md.
+func failedReplay(t *testing.T, bundle, run, startedAt, msg string) {
+	t.Helper()
+	writeFile(t, filepath.Join(bundle, ReplaysDir, run, ReplayRecordFile),
+		`{"run": "`+run+`", "models": ["gemini-3.1-flash-lite"], "model": null, "attempts": [], "error": "`+msg+`", "startedAt": "`+startedAt+`"}`)
+}
+
+// TestDefaultRunIsTheNewestWithAnAnswer: a failed replay newer than an
+// answered one is passed over (issue 13), and said so.
+func TestDefaultRunIsTheNewestWithAnAnswer(t *testing.T) {
+	b := t.TempDir()
+	writeFile(t, filepath.Join(b, "actual-output.md"), "## A\n\nx")
+	fakeReplay(t, b, "builtin", "## B\n\nold answer", "2026-06-01T10:00:00Z")
+	failedReplay(t, b, "cascade", "2026-07-01T10:00:00Z", "no API key")
+	failedReplay(t, b, "again", "2026-07-02T10:00:00Z", "no API key\\nat all")
+	in, err := LoadBundle(b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Run != "builtin" || in.B != "## B\n\nold answer" || !in.Replay.Newest {
+		t.Fatalf("picked %s (newest %v): %q", in.Run, in.Replay.Newest, in.B)
+	}
+	if d := cmp.Diff([]string{"again", "cascade"}, in.Replay.SkippedNewer); d != "" {
+		t.Errorf("skipped (-want +got):\n%s", d)
+	}
+	var buf strings.Builder
+	if err := NewReport([]*Comparison{Compare(in)}, nil, nil).WriteText(&buf, TextOptions{Stat: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "(run builtin (newest with an answer; newer, failed: again, cascade), model builtin") {
+		t.Errorf("text:\n%s", buf.String())
+	}
+	// Asked for by name, the failed run is an error that says why.
+	_, err = LoadBundle(b, Options{Run: "cascade"})
+	var na *NoAnswerError
+	if !errors.As(err, &na) || !strings.Contains(err.Error(), "replay cascade has no answer (no replays/cascade/output.md): no API key") {
+		t.Errorf("--run cascade: %v", err)
+	}
+	// Only failed runs: a NoAnswerError listing them, errors on one line.
+	only := t.TempDir()
+	writeFile(t, filepath.Join(only, "actual-output.md"), "## A\n\nx")
+	failedReplay(t, only, "cascade", "2026-07-01T10:00:00Z", "no API key\\nat all")
+	_, err = LoadBundle(only, Options{})
+	if !errors.As(err, &na) || err.Error() != "no replay with an answer: cascade failed (no API key at all)" ||
+		len(na.Runs) != 1 || na.Runs[0] != (RunState{Run: "cascade", Error: "no API key at all"}) {
+		t.Errorf("only failed: %v %+v", err, na)
+	}
+	// CompareBundles marks both kinds and TallyRuns sums them.
+	none := t.TempDir()
+	writeFile(t, filepath.Join(none, "actual-output.md"), "## A\n\nx")
+	cs, errs := CompareBundles([]string{b, only, none}, Options{}, 2)
+	if len(cs) != 1 || len(errs) != 2 || !errs[0].NoAnswer || !errs[1].NoAnswer || len(errs[1].Runs) != 0 {
+		t.Fatalf("compared %d, errors %+v", len(cs), errs)
+	}
+	_, errs = CompareBundles([]string{b, only}, Options{Run: "cascade"}, 1)
+	want := []RunTally{{Run: "cascade", Failed: 2, FirstError: "no API key"}, {Run: "again", Failed: 1, FirstError: "no API key at all"}, {Run: "builtin", Answered: 1}}
+	if d := cmp.Diff(want, TallyRuns(errs)); d != "" {
+		t.Errorf("tally (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"again", "builtin", "cascade"}, RunNames([]string{b, only, none})); d != "" {
+		t.Errorf("run names (-want +got):\n%s", d)
 	}
 }

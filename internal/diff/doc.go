@@ -18,9 +18,18 @@
 //     e3e profile the closing "## Current working state" section);
 //   - the similarity of A and B (ROUGE-L on words and sentence reuse).
 //
+// B comes from a bundle's replays/<run>/ directory: the run asked for, or
+// by default the newest run that has an answer (an output.md). A replay
+// that failed leaves only its replay.json; it is passed over, and a bundle
+// with no answered run is a NoAnswerError (BundleError.NoAnswer) that
+// lists the runs it has, so that the caller can say which runs exist.
+//
 // Many comparisons make a Report: a table sorted worst first with totals
 // and medians, and the size of each briefing of every chain in order. The
-// report renders as text (optionally coloured), markdown or JSON.
+// report renders as text (optionally coloured), markdown or JSON. The
+// summary (TextOptions.Stat over more than one comparison, WriteStatJSON)
+// is a screenful whatever the number of bundles: totals, medians, the
+// worst bundles and the chains where B outgrows A most.
 //
 // Every heuristic is defined next to the code that applies it, in the
 // comments of items.go, decisions.go, rules.go and similarity.go.

@@ -15,8 +15,12 @@ type TextOptions struct {
 	// Color adds ANSI colours (text only): removed lines red, added lines
 	// green, hunk headers cyan, bundle headers bold, "worse" red.
 	Color bool
-	// Stat leaves out the diffs and the lists of lost items.
+	// Stat leaves out the diffs and the lists of lost items of a single
+	// comparison; of more than one, it writes only the summary: totals,
+	// medians, the Worst rows of the table and the Worst chains.
 	Stat bool
+	// Worst is how many bundles and chains the summary lists (Stat).
+	Worst int
 }
 
 const (
@@ -49,6 +53,10 @@ func (p painter) paint(code, s string) string {
 func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	bw := bufio.NewWriter(w)
 	p := painter{opt.Color}
+	if opt.Stat && len(r.Comparisons) > 1 {
+		writeSummaryText(bw, r, opt, p)
+		return bw.Flush()
+	}
 	for i, c := range r.Comparisons {
 		if i > 0 {
 			bw.WriteString("\n")
@@ -169,7 +177,11 @@ func replayNote(c *Comparison) string {
 	}
 	parts := []string{"run " + c.Replay.Run}
 	if c.Replay.Newest {
-		parts[0] += " (newest)"
+		if len(c.Replay.SkippedNewer) == 0 {
+			parts[0] += " (newest)"
+		} else {
+			parts[0] += " (newest with an answer; newer, failed: " + strings.Join(c.Replay.SkippedNewer, ", ") + ")"
+		}
 	}
 	if c.Replay.Model != nil {
 		parts = append(parts, "model "+*c.Replay.Model)
@@ -423,6 +435,10 @@ func mdCode(s string) string {
 // collapsed blocks.
 func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	bw := bufio.NewWriter(w)
+	if opt.Stat && len(r.Comparisons) > 1 {
+		writeSummaryMarkdown(bw, r, opt)
+		return bw.Flush()
+	}
 	s := r.Summary
 	fmt.Fprintf(bw, "## compact diff: %d compared", s.Compared)
 	if s.Errors > 0 {

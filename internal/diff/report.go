@@ -38,11 +38,20 @@ type Summary struct {
 	Worse   map[string]int `json:"worse"`
 	Totals  Totals         `json:"totals"`
 	Medians Medians        `json:"medians"`
+	// Runs counts the comparisons by the replay run that gave B, most
+	// first (empty for two loose files).
+	Runs []RunCount `json:"runs"`
 	// Rows has one row per comparison, worst first: most measures on
 	// which B is worse, then most items B lost beyond A, then most rule
 	// violations and leaks B has beyond A, then lowest ROUGE-L F1, then
 	// bundle name.
 	Rows []Row `json:"rows"`
+}
+
+// RunCount is how many comparisons took B from one replay run.
+type RunCount struct {
+	Run     string `json:"run"`
+	Bundles int    `json:"bundles"`
 }
 
 // Totals sums each side over all comparisons.
@@ -60,6 +69,8 @@ type SideTotals struct {
 	LostPaths  int `json:"lostPaths"`
 	Leaks      int `json:"leaks"`
 	Violations int `json:"violations"`
+	// OverTarget counts the briefings larger than the target.
+	OverTarget int `json:"overTarget"`
 }
 
 // Medians are the medians over all comparisons (the mean of the two
@@ -152,10 +163,29 @@ func measureValues(c *Comparison, m string) (int, int) {
 }
 
 func summarize(cs []*Comparison, errs int) Summary {
-	s := Summary{Compared: len(cs), Errors: errs, Worse: map[string]int{}, Rows: []Row{}}
+	s := Summary{Compared: len(cs), Errors: errs, Worse: map[string]int{}, Rows: []Row{}, Runs: []RunCount{}}
 	for _, m := range Measures {
 		s.Worse[m] = 0
 	}
+	runs := map[string]int{}
+	for _, c := range cs {
+		if c.Run == "" {
+			continue
+		}
+		if _, ok := runs[c.Run]; !ok {
+			s.Runs = append(s.Runs, RunCount{Run: c.Run})
+		}
+		runs[c.Run]++
+	}
+	for i := range s.Runs {
+		s.Runs[i].Bundles = runs[s.Runs[i].Run]
+	}
+	sort.SliceStable(s.Runs, func(i, j int) bool {
+		if s.Runs[i].Bundles != s.Runs[j].Bundles {
+			return s.Runs[i].Bundles > s.Runs[j].Bundles
+		}
+		return s.Runs[i].Run < s.Runs[j].Run
+	})
 	var charsA, charsB, lostA, lostB, violA, violB, keptA, keptB, f1, reuse []float64
 	for _, c := range cs {
 		for _, m := range c.Worse {
@@ -217,6 +247,9 @@ func addSide(t *SideTotals, s *Side) {
 	t.LostPaths += s.LostPaths
 	t.Leaks += s.LeakCount
 	t.Violations += s.Violations
+	if s.TargetShare > 1 {
+		t.OverTarget++
+	}
 }
 
 func median(xs []float64) float64 {
@@ -273,6 +306,129 @@ func chains(cs []*Comparison) []Chain {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// ChainStats describe the chains of a report for the summary.
+type ChainStats struct {
+	// Chains counts every chain; Multi those of more than one briefing.
+	Chains int `json:"chains"`
+	Multi  int `json:"multi"`
+	// Shortest and Longest are the fewest and most briefings in a chain.
+	Shortest int `json:"shortest"`
+	Longest  int `json:"longest"`
+	// LastA and LastB are the medians of the last briefing's size of
+	// each chain of more than one briefing; PeakA and PeakB the largest
+	// briefing of any such chain.
+	LastA float64 `json:"lastMedianA"`
+	LastB float64 `json:"lastMedianB"`
+	PeakA int     `json:"peakA"`
+	PeakB int     `json:"peakB"`
+}
+
+// ChainStats summarise r.Chains.
+func (r *Report) ChainStats() ChainStats {
+	var st ChainStats
+	var lastA, lastB []float64
+	for i, c := range r.Chains {
+		n := len(c.A)
+		st.Chains++
+		if i == 0 || n < st.Shortest {
+			st.Shortest = n
+		}
+		st.Longest = max(st.Longest, n)
+		if n < 2 {
+			continue
+		}
+		st.Multi++
+		lastA, lastB = append(lastA, float64(c.A[n-1])), append(lastB, float64(c.B[n-1]))
+		st.PeakA, st.PeakB = max(st.PeakA, maxInt(c.A)), max(st.PeakB, maxInt(c.B))
+	}
+	st.LastA, st.LastB = median(lastA), median(lastB)
+	return st
+}
+
+func maxInt(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// WorstChains are at most n chains of more than one briefing, those where
+// B outgrows A most first: the largest briefing of B minus the largest of
+// A, then the longest chain, then by name.
+func (r *Report) WorstChains(n int) []Chain {
+	list := multiChains(r.Chains)
+	key := func(c Chain) int { return maxInt(c.B) - maxInt(c.A) }
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if key(a) != key(b) {
+			return key(a) > key(b)
+		}
+		if len(a.A) != len(b.A) {
+			return len(a.A) > len(b.A)
+		}
+		return a.Chain < b.Chain
+	})
+	if len(list) > n {
+		list = list[:n]
+	}
+	return list
+}
+
+// WorstRows are the first n rows of the summary table (worst first).
+func (r *Report) WorstRows(n int) []Row {
+	rows := r.Summary.Rows
+	if len(rows) > n {
+		rows = rows[:n]
+	}
+	return rows
+}
+
+// StatInfo tells what a summary-only report left out.
+type StatInfo struct {
+	// Worst is how many rows and chains were kept; Rows and Chains how
+	// many there were (chains of more than one briefing).
+	Worst  int `json:"worst"`
+	Rows   int `json:"rows"`
+	Chains int `json:"chains"`
+}
+
+// statReport is the summary-only JSON document.
+type statReport struct {
+	Stat       StatInfo      `json:"stat"`
+	Errors     []BundleError `json:"errors"`
+	Summary    Summary       `json:"summary"`
+	ChainStats ChainStats    `json:"chainStats"`
+	Chains     []Chain       `json:"chains"`
+	FailOn     []string      `json:"failOn"`
+	Failed     []Failure     `json:"failed"`
+}
+
+// WriteStatJSON writes the summary only: no comparisons, the worst rows of
+// the table and the chains where B outgrows A most (worst of each), with
+// every error and --fail-on failure.
+func (r *Report) WriteStatJSON(w io.Writer, worst int) error {
+	sum := r.Summary
+	sum.Rows = r.WorstRows(worst)
+	chains := r.WorstChains(worst)
+	if chains == nil {
+		chains = []Chain{}
+	}
+	doc := statReport{
+		Stat:       StatInfo{Worst: worst, Rows: len(r.Summary.Rows), Chains: len(multiChains(r.Chains))},
+		Errors:     r.Errors,
+		Summary:    sum,
+		ChainStats: r.ChainStats(),
+		Chains:     chains,
+		FailOn:     r.FailOn,
+		Failed:     r.Failed,
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }
 
 // WriteJSON writes the report as indented JSON without HTML escaping, as

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,10 +104,94 @@ func TestGoldenText(t *testing.T) {
 
 func TestGoldenTextStatColour(t *testing.T) {
 	var buf bytes.Buffer
-	if err := goldenReport(false).WriteText(&buf, TextOptions{Color: true, Stat: true}); err != nil {
+	if err := goldenReport(false).WriteText(&buf, TextOptions{Color: true, Stat: true, Worst: 10}); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "report-stat-color.txt", buf.Bytes())
+}
+
+func TestGoldenStatMarkdownAndJSON(t *testing.T) {
+	var md, js bytes.Buffer
+	r := goldenReport(false)
+	if err := r.WriteMarkdown(&md, TextOptions{Stat: true, Worst: 2}); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report-stat.md", md.Bytes())
+	if err := r.WriteStatJSON(&js, 2); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report-stat.json", js.Bytes())
+	var doc struct {
+		Comparisons []any `json:"comparisons"`
+		Stat        StatInfo
+		Summary     struct{ Rows []Row }
+		Chains      []Chain
+		Failed      []Failure
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Comparisons != nil || len(doc.Summary.Rows) != 2 || doc.Stat != (StatInfo{Worst: 2, Rows: 3, Chains: 1}) ||
+		len(doc.Chains) != 1 || len(doc.Failed) != 2 {
+		t.Errorf("--stat JSON: %+v", doc)
+	}
+}
+
+// TestSummaryOfManyIsShort builds a report of 300 comparisons over 60
+// chains and checks that the summary stays a screenful: totals, medians,
+// the worst rows and chains, and no line per bundle.
+func TestSummaryOfManyIsShort(t *testing.T) {
+	model := "builtin"
+	var cs []*Comparison
+	for chat := 0; chat < 60; chat++ {
+		chain := fmt.Sprintf("x/prerelease/%03d-chat", chat)
+		for n := 1; n <= 5; n++ {
+			a := strings.Repeat("## Work\n\nYou changed [](path:w1/a.ts). ", n)
+			b := a + strings.Repeat("More words here. ", chat*n)
+			bundle := fmt.Sprintf("%s/compression-%03d", chain, n)
+			cs = append(cs, Compare(Input{Bundle: bundle, A: a, B: b, Chain: chain, Compression: n, Run: "builtin",
+				History: "<assistant>[read: w1/a.ts]</assistant>", HasHistory: true,
+				Replay: &ReplayInfo{Run: "builtin", Model: &model, Newest: true}}))
+		}
+	}
+	r := NewReport(cs, nil, nil)
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf, TextOptions{Stat: true, Worst: 10}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 55 {
+		t.Errorf("%d lines for 300 comparisons:\n%s", len(lines), out)
+	}
+	for _, want := range []string{
+		"300 bundles compared under x/prerelease; B from run builtin, the newest with an answer\n",
+		"A is the app's briefing (actual-output.md), B the replay's (replays/<run>/output.md)\n",
+		"chars, total", "chars, median", "must-keep kept", "similarity        median ROUGE-L F1",
+		"worst 10 of 300", "60 chains of 5 briefings; last briefing median A 195, B 2.7k; largest A 195, B 5.2k\n",
+		"chains by B's size against A's, largest first (10 of 60); sizes in compression order:\n  059-chat  A    39    78   117   156   195\n            B  1.0k  2.1k  3.1k  4.2k  5.2k\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "== ") || strings.Contains(out, "000-chat") {
+		t.Errorf("summary has per-bundle blocks or the best chain:\n%s", out)
+	}
+}
+
+func TestKSizeAndChainCells(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1.0k", 2059: "2.1k", 9949: "9.9k", 9950: "10k", 17999: "18k", 999499: "999k", 999500: "1.0M", 1234567: "1.2M"} {
+		if got := kSize(n); got != want {
+			t.Errorf("kSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if d := cmp.Diff([]string{"1", "2", "…", "6", "7", "8", "9", "10"}, chainCells([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})); d != "" {
+		t.Errorf("long chain (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"1", "2", "3"}, chainCells([]int{1, 2, 3})); d != "" {
+		t.Errorf("short chain (-want +got):\n%s", d)
+	}
 }
 
 func TestGoldenJSON(t *testing.T) {

@@ -10,9 +10,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +115,21 @@ type Hooks struct {
 	Progress func(done, total, bundles int)
 }
 
+// MissingChatsError is returned, before anything is written, when
+// ChatIDs names chats the database does not hold.
+type MissingChatsError struct {
+	DB  string
+	IDs []string // in the order given, without repeats
+}
+
+func (e *MissingChatsError) Error() string {
+	what := "no such chat"
+	if len(e.IDs) > 1 {
+		what = "no such chats"
+	}
+	return fmt.Sprintf("%s in %s: %s", what, e.DB, strings.Join(e.IDs, ", "))
+}
+
 // ErrOutputNotEmpty is returned when the output directory holds files and
 // Force is not set.
 var ErrOutputNotEmpty = errors.New("output directory is not empty")
@@ -168,8 +186,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		return nil, err
 	}
 	chats, missing := store.SelectChats(all, opts.ChatIDs)
-	for _, id := range missing {
-		x.warn(Warning{ChatID: id, Message: -1, Text: "no such chat in the database"})
+	if len(missing) > 0 {
+		// A typo in an id: say so before anything is written.
+		return nil, &MissingChatsError{DB: opts.DBPath, IDs: missing}
 	}
 	sum.Chats = len(chats)
 
@@ -839,11 +858,20 @@ func makeStaging(dir string) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create the output directory: %w", err)
 	}
-	st, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
-	if err != nil {
-		return "", fmt.Errorf("cannot write to %s: %w", parent, err)
+	// Not os.MkdirTemp: its 0700 would become the published directory's
+	// mode. The staging directory gets what any new directory gets (0777
+	// less the umask), as the chat directories inside it do.
+	var err error
+	for try := 0; try < 100; try++ {
+		st := filepath.Join(parent, "."+filepath.Base(dir)+".partial-"+strconv.FormatUint(rand.Uint64()%1e10, 10))
+		if err = os.Mkdir(st, 0o777); err == nil {
+			return st, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
 	}
-	return st, nil
+	return "", fmt.Errorf("cannot write to %s: %w", parent, err)
 }
 
 // publish renames the finished staging directory to dir, replacing a

@@ -618,7 +618,8 @@ func TestCancelledRunLeavesNothing(t *testing.T) {
 }
 
 // TestChatIDs: ChatIDs limits the run to those chats, numbered among
-// themselves, and warns about ids not in the database.
+// themselves; an id not in the database fails the run before anything is
+// written, naming every missing id.
 func TestChatIDs(t *testing.T) {
 	db := writeDB(t,
 		tChat{id: "a", title: "A", lastAt: 3, rows: convo(8, 4)},
@@ -626,17 +627,32 @@ func TestChatIDs(t *testing.T) {
 		tChat{id: "c", title: "C", lastAt: 1, rows: convo(8, 4)},
 	)
 	opts := testOptions(t, db)
-	opts.ChatIDs = []string{"c", "nope", "a", "c"}
+	opts.ChatIDs = []string{"c", "a", "c"}
 	r := mustRun(t, opts)
 	if got := tree(t, r.out); len(got) != 2*(2+BundleFileCount) || got[0] != "001-a/" || !slices.Contains(got, "002-c/") {
 		t.Errorf("tree %v, want 001-a and 002-c", got)
 	}
-	if len(r.warnings) != 1 || r.warnings[0].ChatID != "nope" || r.warnings[0].Message != -1 {
-		t.Errorf("warnings %v, want one about nope", r.warnings)
+	if len(r.warnings) != 0 {
+		t.Errorf("warnings %v, want none", r.warnings)
 	}
 	if r.sum.Chats != 2 {
 		t.Errorf("%d chats considered, want 2", r.sum.Chats)
 	}
+
+	opts = testOptions(t, db)
+	opts.ChatIDs = []string{"c", "nope", "a", "nope", "gone"}
+	sum, err := Run(context.Background(), opts, Hooks{})
+	var me *MissingChatsError
+	if !errors.As(err, &me) || !slices.Equal(me.IDs, []string{"nope", "gone"}) {
+		t.Fatalf("Run: %+v, %v; want a MissingChatsError for nope and gone", sum, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "no such chats in "+db+": nope, gone") {
+		t.Errorf("error %q", msg)
+	}
+	if _, err := os.Stat(opts.OutDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run with a missing chat created %s", opts.OutDir)
+	}
+	noStaging(t, opts.OutDir)
 }
 
 // TestDeterministicAcrossWorkers: the tree and the summary do not depend on
@@ -802,5 +818,32 @@ func TestFailureReportedByItsCause(t *testing.T) {
 		if _, err := os.Stat(opts.OutDir); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("output directory exists after a failed run")
 		}
+	}
+}
+
+// TestOutputDirectoryMode: the published channel directory has the mode
+// of any new directory (0777 less the umask), not the 0700 of a temporary
+// one.
+func TestOutputDirectoryMode(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "prerelease")
+	st, err := makeStaging(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(parent, "probe")
+	if err := os.Mkdir(probe, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := publish(st, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.Stat(dir)
+	want, _ := os.Stat(probe)
+	if got.Mode().Perm() != want.Mode().Perm() {
+		t.Errorf("output directory mode %v, want %v (a new directory's)", got.Mode().Perm(), want.Mode().Perm())
+	}
+	if got.Mode().Perm()&0o055 == 0 && want.Mode().Perm()&0o055 != 0 {
+		t.Errorf("output directory is private")
 	}
 }

@@ -170,7 +170,9 @@ type Usage struct {
 
 // Record is replay.json.
 type Record struct {
-	Run    string   `json:"run"`
+	Run string `json:"run"`
+	// Bundle is the bundle directory as it was found under the paths
+	// replay was given (relative when they were).
 	Bundle string   `json:"bundle"`
 	Models []string `json:"models"`
 	// Model is the model that answered, nil when none did.
@@ -178,7 +180,8 @@ type Record struct {
 	Provider string            `json:"provider,omitempty"`
 	Attempts []cascade.Attempt `json:"attempts"`
 	Usage    Usage             `json:"usage"`
-	CostUSD  float64           `json:"costUsd"`
+	// CostUSD is rounded to the micro-dollar (cascade.RoundUSD).
+	CostUSD float64 `json:"costUsd"`
 	// Temperature is the value sent to the model that answered (or the
 	// last one tried), nil when it was left out.
 	Temperature  *float64 `json:"temperature"`
@@ -314,7 +317,7 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 				}
 				p.Usage.InputTokens += it.Usage.InputTokens
 				p.Usage.OutputTokens += it.Usage.OutputTokens
-				p.CostUSD += it.CostUSD
+				p.CostUSD = cascade.RoundUSD(p.CostUSD + it.CostUSD)
 			})
 		}(i, b)
 	}
@@ -332,7 +335,9 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 }
 
 // replayOne runs one bundle. In-flight requests are not cancelled by stop:
-// each attempt has its own timeout.
+// each attempt has its own timeout. A bundle whose request never went out
+// (no model could be sent to: no key, no model entry) gets no record: it
+// is an error of the run, not an answer of a model.
 func replayOne(gen Generator, opts Options, bundle string) Item {
 	it := Item{Bundle: bundle}
 	req, err := BuildRequest(bundle, opts.Pack, opts.PackName, opts.Locale)
@@ -353,7 +358,7 @@ func replayOne(gen Generator, opts Options, bundle string) Item {
 	started := opts.Now()
 	out, runErr := gen.Run(context.Background(), req.Input, opts.Models)
 	rec := Record{
-		Run: opts.Run, Bundle: filepath.Base(bundle), Models: opts.Models, Pack: opts.PackName,
+		Run: opts.Run, Bundle: filepath.Clean(bundle), Models: opts.Models, Pack: opts.PackName,
 		SystemSha256: sysSha, UserSha256: userSha, ToolVersion: opts.ToolVersion,
 		StartedAt: started.UTC().Format(time.RFC3339Nano), Attempts: []cascade.Attempt{},
 	}
@@ -367,16 +372,19 @@ func replayOne(gen Generator, opts Options, bundle string) Item {
 		rec.Model, rec.Provider = &m, out.Provider
 		rec.Attempts = out.Attempts
 		rec.Usage = Usage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
-		rec.CostUSD, rec.LatencyMs = out.CostUSD, out.LatencyMs
+		rec.CostUSD, rec.LatencyMs = cascade.RoundUSD(out.CostUSD), out.LatencyMs
 		rec.OutputChars = history.Len16(out.Text)
 		rec.OutputSha256 = sha(out.Text)
+	case errors.As(runErr, &failed) && !failed.Sent():
+		it.Status, it.Error = StatusError, "nothing sent: "+runErr.Error()
+		return it
 	case errors.As(runErr, &failed):
 		rec.Attempts = failed.Attempts
 		rec.Error = runErr.Error()
 		for _, a := range failed.Attempts {
 			rec.Usage.InputTokens += a.Usage.InputTokens
 			rec.Usage.OutputTokens += a.Usage.OutputTokens
-			rec.CostUSD += a.CostUSD
+			rec.CostUSD = cascade.RoundUSD(rec.CostUSD + a.CostUSD)
 			rec.LatencyMs += a.LatencyMs
 		}
 	default:

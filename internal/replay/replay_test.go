@@ -32,8 +32,20 @@ func (g *fakeGen) Run(ctx context.Context, in cascade.Input, order []string) (*c
 	g.mu.Unlock()
 	time.Sleep(g.delay)
 	temp := 0.1
+	if strings.Contains(in.User, "NOKEY") {
+		// Nothing sent: an attempt without tries.
+		return &cascade.Outcome{}, &cascade.FailedError{Attempts: []cascade.Attempt{{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeError, Error: "fake: no API key (missing: FAKE_KEY)"}}}
+	}
 	if strings.Contains(in.User, "FAIL") {
-		return nil, &cascade.FailedError{Attempts: []cascade.Attempt{{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeTooShort, Temperature: &temp}}}
+		return nil, &cascade.FailedError{Attempts: []cascade.Attempt{{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeTooShort, Temperature: &temp,
+			Tries: []cascade.Try{{N: 1, Status: 200}}, CostUSD: 0.000123}}}
+	}
+	if strings.Contains(in.User, "NOISE") {
+		// Two attempts whose costs add up with float noise.
+		a := cascade.Attempt{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeTooShort, Tries: []cascade.Try{{N: 1, Status: 200}}, CostUSD: 0.1}
+		b := a
+		b.CostUSD = 0.2
+		return nil, &cascade.FailedError{Attempts: []cascade.Attempt{a, b}}
 	}
 	return &cascade.Outcome{Text: "## Briefing\n\nYou did things for " + fmt.Sprint(len(in.User)) + " characters.", Model: order[0], Provider: "fake",
 		Attempts: []cascade.Attempt{{Model: order[0], Provider: "fake", Outcome: cascade.OutcomeOK, Temperature: &temp,
@@ -273,5 +285,80 @@ func TestRunNamesAreOneSegment(t *testing.T) {
 	}
 	if ValidRunName("gpt-5.4-nano") != nil {
 		t.Error("a model id was refused")
+	}
+}
+
+// TestABundleNeverSentGetsNoRecord: when no model could be sent to (no
+// key), the bundle is an error of the run and nothing is written under
+// replays/; an earlier good result stays.
+func TestABundleNeverSentGetsNoRecord(t *testing.T) {
+	_, bundles := makeBundles(t, 2)
+	if err := os.WriteFile(filepath.Join(bundles[1], FileUserMessage), []byte("NOKEY"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := &fakeGen{}
+	items, err := Run(context.Background(), gen, Options{Bundles: bundles, Models: []string{"m1"}, Run: "r"}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if items[0].Status != StatusOK || items[1].Status != StatusError || !strings.Contains(items[1].Error, "nothing sent") || !strings.Contains(items[1].Error, "FAKE_KEY") {
+		t.Fatalf("items %+v", items)
+	}
+	if _, err := os.Stat(filepath.Join(bundles[1], DirReplays)); err == nil {
+		t.Error("a bundle never sent got a replays directory")
+	}
+	// A good result from before is left as it was.
+	if err := os.WriteFile(filepath.Join(bundles[0], FileUserMessage), []byte("NOKEY"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(bundles[0], DirReplays, "r", FileRecord))
+	Run(context.Background(), gen, Options{Bundles: bundles[:1], Models: []string{"m1"}, Run: "r"}, Hooks{})
+	after, _ := os.ReadFile(filepath.Join(bundles[0], DirReplays, "r", FileRecord))
+	if len(before) == 0 || string(before) != string(after) {
+		t.Error("a bundle never sent changed its earlier record")
+	}
+}
+
+// TestRecordNamesTheBundleDirectory: the record's bundle is the directory
+// as found under the given path, not its last element.
+func TestRecordNamesTheBundleDirectory(t *testing.T) {
+	root, _ := makeBundles(t, 2)
+	found, err := FindBundles([]string{root + string(filepath.Separator)})
+	if err != nil || len(found) != 2 {
+		t.Fatal(found, err)
+	}
+	if _, err := Run(context.Background(), &fakeGen{}, Options{Bundles: found, Models: []string{"m1"}, Run: "r"}, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range found {
+		rec, err := ReadRecord(b, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join(root, filepath.Base(filepath.Dir(b)), filepath.Base(b))
+		if rec.Bundle != want {
+			t.Errorf("bundle %q, want %q", rec.Bundle, want)
+		}
+	}
+}
+
+// TestCostsAreRecordedToTheMicroDollar: 0.1 + 0.2 is 0.30000000000000004
+// in floating point; the record and the progress say 0.3.
+func TestCostsAreRecordedToTheMicroDollar(t *testing.T) {
+	_, bundles := makeBundles(t, 1)
+	if err := os.WriteFile(filepath.Join(bundles[0], FileUserMessage), []byte("NOISE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(0.1+func() float64 { return 0.2 }()) == "0.3" {
+		t.Fatal("the example has no float noise")
+	}
+	var last Progress
+	items, _ := Run(context.Background(), &fakeGen{}, Options{Bundles: bundles, Models: []string{"m1"}, Run: "r"}, Hooks{Progress: func(p Progress) { last = p }})
+	data, err := os.ReadFile(filepath.Join(bundles[0], DirReplays, "r", FileRecord))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"costUsd": 0.3,`) || items[0].CostUSD != 0.3 || last.CostUSD != 0.3 {
+		t.Errorf("item %v, progress %v, record:\n%s", items[0].CostUSD, last.CostUSD, data)
 	}
 }

@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/compactlab/compact/internal/extract"
+)
+
+// This file holds what several commands share, so that the same case reads
+// and exits the same everywhere: the channel flag and the directory it
+// names, the concurrency flag, completion of fixed values, the error for a
+// run with nothing to work on, and plurals.
+
+// Exit statuses shared by every command.
+const (
+	exitFailed      = 1   // the run failed (or some items did)
+	exitUsage       = 2   // usage or input error, or nothing to work on
+	exitInterrupted = 130 // Ctrl-C or SIGTERM (128 + SIGINT)
+)
+
+// errInterrupted marks a run stopped by an interrupt; RunEnv exits 130.
+var errInterrupted = errors.New("interrupted")
+
+// interrupted wraps err (or a plain message) as an interrupted run.
+func interrupted(format string, a ...any) error {
+	return &ExitError{Code: exitInterrupted, Err: fmt.Errorf(format, a...)}
+}
+
+// isInterrupt reports whether err comes from a cancelled context or an
+// interrupt.
+func isInterrupt(err error) bool {
+	return errors.Is(err, errInterrupted) || errors.Is(err, context.Canceled)
+}
+
+// addChannelFlag binds --channel (completed with the channel names).
+// The flag's type reads "channel" in help (the first "channel" of usage is
+// its placeholder), unless usage names another with backticks.
+func addChannelFlag(c *cobra.Command, dst *string, usage string) {
+	if !strings.Contains(usage, "`") {
+		usage = strings.Replace(usage, "channel", "`channel`", 1)
+	}
+	c.Flags().StringVar(dst, "channel", "prerelease", usage)
+	completeValues(c, "channel", extract.ChannelNames...)
+}
+
+// channelFromConfig fills *dst from extract::channel unless --channel was
+// given, and checks it.
+func channelFromConfig(c *cobra.Command, f *Factory, dst *string) error {
+	configDefault(c, f, "channel", "extract::channel", dst)
+	if _, ok := extract.Channels[*dst]; !ok {
+		return usageErr("--channel: unknown channel %q (want one of %s)", *dst, strings.Join(extract.ChannelNames, ", "))
+	}
+	return nil
+}
+
+// channelDir is the directory extract writes a channel's bundles to by
+// default, and where replay and diff look for them.
+func channelDir(f *Factory, channel string) string {
+	return filepath.Join(f.Config.String("extract::out"), channel)
+}
+
+// noBundles is the one error for a command given nothing to work on: exit
+// 2, with the next step. where names what was searched; channel is the
+// channel to suggest to extract ("" when the user gave paths).
+func noBundles(where, channel string) error {
+	hint := "run `compact extract` first, or pass a bundle, chat or channel directory"
+	if channel != "" && channel != "prerelease" {
+		hint = fmt.Sprintf("run `compact extract --channel %s` first, or pass a bundle, chat or channel directory", channel)
+	}
+	if _, err := os.Stat(where); err != nil {
+		return usageErr("no bundles: %s does not exist; %s", where, hint)
+	}
+	return usageErr("no bundles under %s; %s", where, hint)
+}
+
+// addJobsFlag binds -j/--jobs, the one name for "how many at once" across
+// commands.
+func addJobsFlag(c *cobra.Command, dst *int, def int, usage string) {
+	c.Flags().IntVarP(dst, "jobs", "j", def, usage)
+}
+
+// hiddenAlias binds an old flag name to the same variable, hidden from help.
+func hiddenIntAlias(c *cobra.Command, dst *int, name string, def int) {
+	c.Flags().IntVar(dst, name, def, "")
+	_ = c.Flags().MarkHidden(name)
+}
+
+// completeValues makes the shell complete flag's value from values.
+func completeValues(c *cobra.Command, flag string, values ...string) {
+	_ = c.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// plural is "1 bundle", "2 bundles"; word's plural adds s.
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

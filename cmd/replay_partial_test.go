@@ -1,0 +1,68 @@
+package cmd
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestReplaySomeBundlesFailExitsOne: when the server fails some bundles
+// and answers the others, the answers are written, each failure is named
+// on stderr, and the exit status is 1 (the run is not complete); running
+// again retries only the failed bundles.
+func TestReplaySomeBundlesFailExitsOne(t *testing.T) {
+	dir := extractSample(t)
+	failing := "fix-button-color"
+	var fail atomic.Bool
+	fail.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if fail.Load() && strings.Contains(string(body), "Button") && strings.Contains(string(body), "teal") {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "x", "object": "chat.completion", "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": "## Work\n\nA briefing long enough to be accepted by the cascade."}}},
+			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+		})
+	}))
+	defer srv.Close()
+	args := []string{"replay", "--base-url", srv.URL + "/v1", "--api-model", "m", dir}
+	code, out, errOut := runIn(t, nil, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	var named []string
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if strings.HasPrefix(l, "compact replay: ") && strings.Contains(l, failing) {
+			named = append(named, l)
+		}
+	}
+	if len(named) != 1 || !strings.Contains(errOut, "run the same command again") {
+		t.Errorf("stderr does not name the one failed bundle and the next step:\n%s", errOut)
+	}
+	answered := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "output.md" {
+			answered++
+		}
+		return nil
+	})
+	if answered != 6 {
+		t.Errorf("%d answers written, want 6", answered)
+	}
+	fail.Store(false)
+	code, out, errOut = runIn(t, nil, args...)
+	if code != 0 || !strings.Contains(out, "1 ok, 6 skipped") {
+		t.Errorf("second run: exit %d\n%s%s", code, out, errOut)
+	}
+}

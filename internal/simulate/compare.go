@@ -1,0 +1,141 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/compactlab/compact/internal/convo"
+	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/strategy"
+)
+
+// Row is one strategy's totals over every history (and, in a sweep, one
+// value of the knob).
+type Row struct {
+	Value           *float64 `json:"value,omitempty"`
+	Strategy        string   `json:"strategy"`
+	Chats           int      `json:"chats"`
+	Steps           int      `json:"steps"`
+	Compactions     int      `json:"compactions"`
+	SummarizerCalls int      `json:"summarizerCalls"`
+	Rejected        int      `json:"rejected"`
+	TokensSent      float64  `json:"tokensSent"`
+	TokensPerStep   float64  `json:"tokensPerStep"`
+	PeakContext     float64  `json:"peakContext"`
+	KeptAtEnd       int      `json:"keptVerbatimAtEnd"`
+	// MustKeep adds up the retention of every chat with a final summary;
+	// nil when no chat has one.
+	MustKeep *convo.Retention `json:"mustKeep"`
+}
+
+// add adds one simulation's figures to the row.
+func (row *Row) add(res result) {
+	tl := res.tl
+	row.Chats++
+	row.Steps += len(tl.Steps)
+	row.Compactions += tl.Compactions
+	row.SummarizerCalls += tl.SummarizerCalls
+	row.Rejected += tl.Rejected
+	row.TokensSent += tl.TokensSent
+	row.PeakContext = math.Max(row.PeakContext, tl.PeakContext)
+	row.KeptAtEnd += tl.KeptAtEnd
+	if row.Steps > 0 {
+		row.TokensPerStep = row.TokensSent / float64(row.Steps)
+	}
+	if res.ret != nil {
+		if row.MustKeep == nil {
+			row.MustKeep = &convo.Retention{ByKind: map[diff.Kind]*convo.KindCount{}, Lost: []diff.Item{}}
+			for _, k := range convo.RetentionKinds {
+				row.MustKeep.ByKind[k] = &convo.KindCount{}
+			}
+		}
+		m := row.MustKeep
+		m.Items += res.ret.Items
+		m.Kept += res.ret.Kept
+		for _, k := range convo.RetentionKinds {
+			m.ByKind[k].Total += res.ret.ByKind[k].Total
+			m.ByKind[k].Kept += res.ret.ByKind[k].Kept
+		}
+		m.Lost = append(m.Lost, res.ret.Lost...)
+	}
+}
+
+// compareRows simulates every strategy on every input, with set applied
+// to each configuration (nil: none), and adds up one row per strategy.
+func compareRows(ctx context.Context, r *runner, inputs []*Input, opts Options, set func(*strategy.Config)) ([]Row, []run, error) {
+	var jobs []job
+	for _, name := range opts.Strategies {
+		jobs = append(jobs, jobsFor(inputs, opts, name, set)...)
+	}
+	runs, err := r.run(ctx, jobs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]Row, len(opts.Strategies))
+	for i, name := range opts.Strategies {
+		rows[i].Strategy = name
+		for k := range inputs {
+			rows[i].add(runs[i*len(inputs)+k].result)
+		}
+	}
+	return rows, runs, nil
+}
+
+// sweep runs the comparison once per value of the sweep's knob.
+func (rep *Report) sweep(ctx context.Context, r *runner) error {
+	sw := rep.opts.Sweep
+	for _, v := range sw.Values {
+		v := v
+		rows, runs, err := compareRows(ctx, r, rep.inputs, rep.opts, func(c *strategy.Config) { sw.Knob.Set(c, v) })
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			rows[i].Value = &v
+		}
+		rep.rows = append(rep.rows, rows...)
+		rep.runs = append(rep.runs, runs...)
+	}
+	return nil
+}
+
+// writeRows writes the comparison table; knob names the value column
+// ("" none).
+func writeRows(w io.Writer, rows []Row, knob string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// Strategy names are padded so that they read left-aligned.
+	nameW := len("strategy")
+	for _, row := range rows {
+		nameW = max(nameW, len(row.Strategy))
+	}
+	head := fmt.Sprintf("%-*s", nameW, "strategy") + "\tchats\tsteps\tcompactions\tsummarizer calls\trejected\ttokens sent\tper step\tpeak\tkept at end\tmust-keep\tpaths\tlinks\tfailures\t"
+	if knob != "" {
+		head = knob + "\t" + head
+	}
+	fmt.Fprintln(tw, head)
+	for _, row := range rows {
+		if knob != "" {
+			fmt.Fprintf(tw, "%s\t", fmtKnob(*row.Value))
+		}
+		mk, paths, links, fails := "-", "-", "-", "-"
+		if m := row.MustKeep; m != nil {
+			mk = fmt.Sprintf("%d/%d %s", m.Kept, m.Items, pct(m.Kept, m.Items))
+			kc := func(k diff.Kind) string { return fmt.Sprintf("%d/%d", m.ByKind[k].Kept, m.ByKind[k].Total) }
+			paths, links, fails = kc(diff.KindPath), kc(diff.KindLink), kc(diff.KindFailure)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n",
+			fmt.Sprintf("%-*s", nameW, row.Strategy), row.Chats, row.Steps, row.Compactions, row.SummarizerCalls, row.Rejected,
+			fmtInt(row.TokensSent), fmtInt(row.TokensPerStep), fmtInt(row.PeakContext), row.KeptAtEnd, mk, paths, links, fails)
+	}
+	tw.Flush()
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "(-)"
+	}
+	return fmt.Sprintf("(%d%%)", int(math.Round(100*float64(a)/float64(b))))
+}

@@ -1,0 +1,255 @@
+package simulate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/compactlab/compact/internal/convo"
+	"github.com/compactlab/compact/internal/strategy"
+)
+
+// HistoryTimeline is one history's simulation in the JSON output.
+type HistoryTimeline struct {
+	Source        string `json:"source"`
+	Name          string `json:"name"`
+	Title         string `json:"title,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Leaf          string `json:"leaf,omitempty"`
+	Messages      int    `json:"messages"`
+	ContextWindow int    `json:"contextWindow"`
+	// Origin maps the timeline's indices (Index, Boundary) to the input:
+	// the chat's message index, or the JSONL line.
+	Origin    []int              `json:"origin"`
+	Problems  []convo.Problem    `json:"problems"`
+	Timeline  *strategy.Timeline `json:"timeline"`
+	Retention *convo.Retention   `json:"retention"`
+}
+
+// Timelines is the JSON output of timelines.
+type Timelines struct {
+	Strategy   string            `json:"strategy"`
+	Summarizer string            `json:"summarizer"`
+	Histories  []HistoryTimeline `json:"histories"`
+}
+
+func (rep *Report) timelinesJSON() Timelines {
+	name := rep.opts.Strategies[0]
+	out := Timelines{Strategy: name, Summarizer: rep.opts.SummarizerName, Histories: []HistoryTimeline{}}
+	for _, r := range rep.runs {
+		h := r.in.History
+		out.Histories = append(out.Histories, HistoryTimeline{
+			Source: h.Source, Name: h.Name, Title: h.Title, Model: h.Model, Leaf: h.Leaf,
+			Messages: len(r.in.Messages(name)), ContextWindow: r.cfg.ContextWindow, Origin: r.in.Origin(name),
+			Problems: h.Problems, Timeline: r.tl, Retention: r.ret,
+		})
+	}
+	return out
+}
+
+func (rep *Report) writeTimelines(w io.Writer) {
+	name := rep.opts.Strategies[0]
+	for i, r := range rep.runs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		tl, in := r.tl, r.in
+		fmt.Fprintf(w, "%s\n", heading(in))
+		fmt.Fprintf(w, "strategy %s, summarizer %s, context window %s; %s, %s\n",
+			name, rep.opts.SummarizerName, windowText(r.cfg.ContextWindow, in), plural(len(in.Messages(name)), "message"), plural(len(tl.Steps), "step"))
+		if len(tl.Steps) == 0 {
+			fmt.Fprintln(w, "no assistant message: nothing to simulate")
+			continue
+		}
+		writeTimelineTable(w, tl, in.Origin(name), in.History.Source == convo.SourceJSONL)
+		fmt.Fprintln(w)
+		renderChart(w, tl.Steps, 60, 12)
+		fmt.Fprintf(w, "\n%s, %d rejected, %s; tokens sent %s (%s per step), peak %s; %s verbatim at the end\n",
+			plural(tl.Compactions, "compaction"), tl.Rejected, plural(tl.SummarizerCalls, "summarizer call"),
+			fmtInt(tl.TokensSent), fmtInt(tl.TokensSent/float64(len(tl.Steps))), fmtInt(tl.PeakContext), plural(tl.KeptAtEnd, "message"))
+		if r.ret != nil {
+			fmt.Fprintf(w, "must-keep retention of the final summary: %s\n", retentionText(r.ret))
+		}
+	}
+}
+
+func windowText(n int, in *Input) string {
+	switch {
+	case n == 0:
+		return "the strategy's default"
+	case in.Window == n && in.WindowFrom != "":
+		return fmt.Sprintf("%s (%s)", fmtInt(float64(n)), in.WindowFrom)
+	}
+	return fmtInt(float64(n))
+}
+
+// writeTimelineTable writes one row per step. Message and boundary are
+// given as the chat's message index, or as the JSONL line (lines).
+func writeTimelineTable(w io.Writer, tl *strategy.Timeline, origin []int, lines bool) {
+	at := func(i int) int {
+		if i >= 0 && i < len(origin) {
+			return origin[i]
+		}
+		return i
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if lines {
+		fmt.Fprintln(tw, "step\tline\tcontext\tfired\tboundary line\tkept\tsummary\tafter\trejected\t")
+	} else {
+		fmt.Fprintln(tw, "step\tmessage\tcontext\tfired\tboundary\tkept\tsummary\tafter\trejected\t")
+	}
+	for _, s := range tl.Steps {
+		fired, boundary, after, rejected := "-", "-", "-", s.Rejected
+		if s.Fired {
+			fired = "yes"
+		}
+		if s.Boundary >= 0 {
+			boundary = strconv.Itoa(at(s.Boundary))
+		}
+		if s.AfterTokens != s.ContextTokens {
+			after = fmtInt(s.AfterTokens)
+		}
+		if rejected == "" {
+			rejected = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", s.Step, at(s.Index), fmtInt(s.ContextTokens), fired, boundary, s.KeptVerbatim, fmtInt(float64(s.SummaryChars)), after, rejected)
+	}
+	tw.Flush()
+	// The strategies' notes (why a trigger did nothing, how a compaction
+	// was adjusted or undone) follow the table; their message numbers
+	// are positions in the simulated history.
+	first := true
+	for _, s := range tl.Steps {
+		if s.Note == "" {
+			continue
+		}
+		if first {
+			head := "notes:"
+			for i, o := range origin {
+				if o != i {
+					head = "notes (their message numbers are positions in the simulated history, from 0):"
+					break
+				}
+			}
+			fmt.Fprintln(w, head)
+			first = false
+		}
+		fmt.Fprintf(w, "  step %d: %s\n", s.Step, s.Note)
+	}
+}
+
+// renderChart draws the context size over the steps as columns of '#',
+// width columns by height rows, and marks under the x axis the steps where
+// a compaction was kept ('^') or rejected ('x'). Steps share a column when
+// there are more steps than columns (the column shows the largest), and a
+// step spans several columns when there are fewer.
+func renderChart(w io.Writer, steps []strategy.StepReport, width, height int) {
+	n := len(steps)
+	if n == 0 {
+		return
+	}
+	peak := 0.0
+	for _, s := range steps {
+		peak = math.Max(peak, s.ContextTokens)
+	}
+	top := niceCeil(peak)
+	vals := make([]float64, width)
+	marks := make([]byte, width)
+	for c := 0; c < width; c++ {
+		marks[c] = ' '
+	}
+	stepCol := func(i int) int { return i * width / n }
+	for i, s := range steps {
+		lo, hi := stepCol(i), stepCol(i+1)
+		if hi <= lo {
+			hi = lo + 1
+		}
+		for c := lo; c < hi && c < width; c++ {
+			vals[c] = math.Max(vals[c], s.ContextTokens)
+		}
+		switch {
+		case s.Fired && s.Rejected != "":
+			if marks[lo] == ' ' {
+				marks[lo] = 'x'
+			}
+		case s.Fired && s.Boundary >= 0 || s.Compacted > 0 && s.Rejected == "":
+			marks[lo] = '^'
+		}
+	}
+	label := func(v float64) string { return fmtInt(v) }
+	lw := max(len(label(top)), 1)
+	for row := height; row >= 1; row-- {
+		lab := ""
+		switch row {
+		case height:
+			lab = label(top)
+		case (height + 1) / 2:
+			lab = label(top * float64(row) / float64(height))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%*s |", lw, lab)
+		for c := 0; c < width; c++ {
+			// A column fills row when its value reaches the row's lower
+			// edge; any non-zero value shows at least one mark.
+			filled := top > 0 && vals[c] > 0 && math.Ceil(vals[c]/top*float64(height)) >= float64(row)
+			if filled {
+				b.WriteByte('#')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	fmt.Fprintf(w, "%*s +%s\n", lw, "0", strings.Repeat("-", width))
+	fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%*s  %s", lw, "", marks), " "))
+	last := fmt.Sprintf("step %d", n)
+	fmt.Fprintf(w, "%*s  %-*s%s\n", lw, "", max(width-len(last), len("step 1 ")), "step 1", last)
+	fmt.Fprintf(w, "%*s  context tokens per step; ^ compaction, x rejected by a guardrail\n", lw, "")
+}
+
+// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 0
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// fmtInt writes v rounded to a whole number with thousands separators.
+func fmtInt(v float64) string {
+	n := int64(math.Round(v))
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func retentionText(r *convo.Retention) string {
+	var parts []string
+	for _, k := range convo.RetentionKinds {
+		kc := r.ByKind[k]
+		parts = append(parts, fmt.Sprintf("%ss %d/%d", k, kc.Kept, kc.Total))
+	}
+	return fmt.Sprintf("%d/%d kept (%s)", r.Kept, r.Items, strings.Join(parts, ", "))
+}
