@@ -40,11 +40,11 @@ func isInterrupt(err error) bool {
 }
 
 // addChannelFlag binds --channel (completed with the channel names).
-// The flag's type reads "channel" in help (the first "channel" of usage is
-// its placeholder), unless usage names another with backticks.
+// The flag's value reads NAME in help (after the first "channel" of usage),
+// unless usage names its own placeholder with backticks.
 func addChannelFlag(c *cobra.Command, dst *string, usage string) {
 	if !strings.Contains(usage, "`") {
-		usage = strings.Replace(usage, "channel", "`channel`", 1)
+		usage = strings.Replace(usage, "channel", "channel `NAME`", 1)
 	}
 	c.Flags().StringVar(dst, "channel", "prerelease", usage)
 	completeValues(c, "channel", extract.ChannelNames...)
@@ -81,8 +81,11 @@ func noBundles(where, channel string) error {
 }
 
 // addJobsFlag binds -j/--jobs, the one name for "how many at once" across
-// commands.
+// commands; its value reads N in help unless usage names another.
 func addJobsFlag(c *cobra.Command, dst *int, def int, usage string) {
+	if !strings.Contains(usage, "`") {
+		usage = "`N` " + usage
+	}
 	c.Flags().IntVarP(dst, "jobs", "j", def, usage)
 }
 
@@ -103,4 +106,23 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("%d %s", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// commonDir is the longest directory every path lies under ("" when they
+// share none, or there are none).
+func commonDir(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	dir := filepath.Dir(filepath.Clean(paths[0]))
+	for _, p := range paths[1:] {
+		p = filepath.Clean(p)
+		for dir != "." && dir != string(filepath.Separator) && !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			dir = filepath.Dir(dir)
+		}
+	}
+	if dir == "." {
+		return ""
+	}
+	return dir
 }

@@ -325,7 +325,7 @@ func TestDiffHelp(t *testing.T) {
 		"  A  the briefing the app stored: the bundle's actual-output.md\n",
 		"  B  a replay's briefing: the bundle's replays/<run>/output.md",
 		"the newest replay with an answer",
-		"  -j, --jobs int ", "      --worst int ", "      --fail-on strings ", "      --channel channel ", "      --summary ",
+		"  -j, --jobs N ", "      --worst N ", "      --fail-on MEASURE ", "      --channel NAME ", "      --summary ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)

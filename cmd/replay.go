@@ -108,18 +108,18 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	}
 	fl := c.Flags()
 	addChannelFlag(c, &opts.Channel, "replay the bundles extract wrote for this channel, when no PATH is given")
-	fl.Var(typedString{&opts.Model, "id"}, "model", "replay with this model of the table (builtin needs no key), or the server configured as providers.NAME")
+	fl.Var(typedString{&opts.Model, "ID"}, "model", "replay with this model of the table (builtin needs no key), or the server configured as providers.NAME")
 	fl.BoolVar(&opts.Cascade, "cascade", false, "replay through the cascade (the default): gemini-3.1-flash-lite, gpt-5.4-nano, claude-haiku-4.5")
-	fl.Var(typedString{&opts.Fallback, "id"}, "fallback-model", "with the cascade: the chat's own model, tried last when not already in the list")
-	fl.Var(typedString{&opts.BaseURL, "url"}, "base-url", "replay on this OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (key, if any: COMPACT_API_KEY)")
-	fl.Var(typedString{&opts.APIModel, "name"}, "api-model", "the model the server is asked for, e.g. qwen2.5-coder:7b (with --base-url, or --model naming a server)")
-	fl.DurationVar(&opts.Timeout, "timeout", 0, "time for each bundle and model, retries included (default 30s, 5m on a server)")
-	fl.Var(typedString{&opts.Pack, "pack"}, "pack", "rebuild the prompts with this pack (a built-in name or a directory) instead of the bundle's own files")
-	fl.Var(typedString{&opts.Locale, "locale"}, "locale", "locale of the hint numbers when rebuilding with --pack")
+	fl.Var(typedString{&opts.Fallback, "ID"}, "fallback-model", "with the cascade: the chat's own model, tried last when not already in the list")
+	fl.Var(typedString{&opts.BaseURL, "URL"}, "base-url", "replay on this OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (key, if any: COMPACT_API_KEY)")
+	fl.Var(typedString{&opts.APIModel, "NAME"}, "api-model", "the model the server is asked for, e.g. qwen2.5-coder:7b (with --base-url, or --model naming a server)")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "allow `DURATION` for each bundle and model, retries included (default 30s, 5m on a server)")
+	fl.Var(typedString{&opts.Pack, "NAME"}, "pack", "rebuild the prompts with this pack (a built-in name or a directory) instead of the bundle's own files")
+	fl.Var(typedString{&opts.Locale, "LOCALE"}, "locale", "locale of the hint numbers when rebuilding with --pack")
 	addJobsFlag(c, &opts.Jobs, 4, "bundles replayed in parallel")
 	fl.BoolVar(&opts.Force, "force", false, "replay bundles that already have a result for this run")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent and send nothing")
-	fl.Var(typedString{&opts.Run, "name"}, "run", "name of the result directory under replays/ (default: the model id, or cascade)")
+	fl.Var(typedString{&opts.Run, "NAME"}, "run", "name of the result directory under replays/ (default: the model id, or cascade)")
 	c.MarkFlagsMutuallyExclusive("model", "cascade", "base-url")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "model")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "base-url")
@@ -509,10 +509,28 @@ func usd(v float64) string {
 }
 
 func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
+	// Bundles are named under the directory they share, said once above
+	// the table, so that the rows stay narrow.
+	var paths []string
+	for _, it := range items {
+		paths = append(paths, it.Bundle)
+	}
+	root := commonDir(paths)
+	if root != "" && len(items) > 1 {
+		fmt.Fprintf(f.IO.Out, "under %s:\n", root)
+	} else {
+		root = ""
+	}
 	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "BUNDLE\tSTATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
 	for _, it := range items {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", it.Bundle, it.Status, dash(it.Model),
+		name := it.Bundle
+		if root != "" {
+			if rel, err := filepath.Rel(root, it.Bundle); err == nil {
+				name = rel
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", name, it.Status, dash(it.Model),
 			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
 	}
 	w.Flush()

@@ -127,7 +127,7 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (YAML) layered over the defaults; also COMPACT_CONFIG")
+	pf.StringVar(&f.ConfigPath, "config", "", "read the configuration `FILE` (YAML) over the defaults; also COMPACT_CONFIG")
 	pf.BoolVar(&f.JSON, "json", false, "print results as JSON")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress or informational output")
 	pf.StringVar(&f.CPUProfile, "cpuprofile", "", "write a CPU profile to FILE (for performance work)")

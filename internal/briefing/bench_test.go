@@ -114,6 +114,12 @@ func TestPathologicalInputsStayLinear(t *testing.T) {
 		{"stray text", rep("stray text ")},
 		{"short sentences", "<assistant>" + rep("A. ") + "</assistant>"},
 		{"combining marks", "<user>" + rep("İ́ ") + "</user>"},
+		{"closing quotes", "<user>a" + rep("”") + "</user>"},
+		{"quotes in a command", "<user>go</user><assistant>[shell: " + rep("“") + " → ✓]</assistant>"},
+		{"small talk", "<user>fix it</user><assistant>done</assistant><user>" + rep("Looks good. ") + "</user>"},
+		{"reports of failures", "<user>" + rep("That didn't work: ") + "</user>"},
+		{"globs with a mount", "<user>" + rep("(w1/src/*.tsx ") + "</user>"},
+		{"numbered previous briefing", "<previous-chat-history>" + rep("1. w1/a/b c\n") + "</previous-chat-history>"},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

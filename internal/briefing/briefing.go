@@ -5,8 +5,9 @@
 //
 // Write reads a compact history (spec §6) and returns a briefing (spec §5):
 // the previous briefing first, kept as it was; then one ## section per user
-// task, in order, telling the user's words, your words and your tool calls
-// in second-person prose, with every path as a [](path:…) link; at e3e a
+// task, in order, headed by the topic of the request (never small talk, never
+// a phrase cut off mid-clause), telling the user's words, your words and your
+// tool calls in second-person prose, with every path as a [](path:…) link; at e3e a
 // closing "## Current working state" of exactly two sentences. When the
 // result would pass the size target the oldest material is condensed first
 // and the newest task is kept in full.
@@ -89,7 +90,7 @@ func Write(compactHistory string, opts Options) string {
 	}
 
 	pieces := fit(prev, tasks, tail, target)
-	out := strings.TrimSpace(noTags(strings.Join(pieces, "\n\n")))
+	out := strings.TrimSpace(noTags(linkPlainPaths(strings.Join(pieces, "\n\n"))))
 	if !strings.HasPrefix(out, "## ") {
 		out = strings.TrimSpace("## Conversation\n\n" + out)
 	}
@@ -360,4 +361,27 @@ func (f *fitter) plan(budget, newest int, merge bool, floor int) (taskLayout, bo
 	}
 	l.cost = budget - rem
 	return l, ok
+}
+
+// linkPlainPaths links whatever mount-prefixed path is still plain outside
+// the headings. Every part links its paths as it is written; this is the
+// last guard of the rule that a path is always a link.
+func linkPlainPaths(s string) string {
+	if strings.IndexByte(s, '/') < 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	changed := false
+	for i, ln := range lines {
+		if strings.HasPrefix(ln, "## ") {
+			continue
+		}
+		if l := linkAllMounts(ln); l != ln {
+			lines[i], changed = l, true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(lines, "\n")
 }

@@ -151,7 +151,7 @@ func TestHeadingsAreShortWithoutTrailingPunctuation(t *testing.T) {
 		{"question mark dropped", "Can you explain why the build is slow?", "Explain why the build is slow"},
 		{"long text cut at a clause", "Compare these two implementations carefully, then pick the faster one and document the reason in the changelog.", "Compare these two implementations carefully"},
 		{"first line only", "Refactor the parser\nIt is too slow.\nAnd too big.", "Refactor the parser"},
-		{"links become their target", "Look at [](path:w1/src/a.ts) please", "Look at w1/src/a.ts"},
+		{"paths become their base names", "Look at [](path:w1/src/a.ts) please", "Look at a.ts"},
 		{"working-state name avoided", "Current working state", stateHeading + " (request)"},
 	}
 	for _, tt := range tests {
@@ -178,23 +178,28 @@ func TestMarkersBecomeProse(t *testing.T) {
 		{"[copied: w1/a.ts → w1/b.ts]", "You copied [](path:w1/a.ts) to [](path:w1/b.ts)."},
 		{"[deleted: w1/src/x.ts]", "You deleted [](path:w1/src/x.ts)."},
 		{"[shell: new session s-01 in w1]", "You opened shell session s-01 in [](path:w1)."},
-		{"[shell: Run lint → exit 1]", "You ran Run lint, which failed with exit code 1."},
-		{"[shell: Run unit tests → ✓]", "You ran Run unit tests, which succeeded."},
-		{"[shell: Watch build → timed out]", "You ran Watch build, which timed out."},
-		{"[shell: Still running]", "You ran Still running (no result was recorded)."},
-		{"[shell: Install deps ✗ ERR_404]", "You tried to run Install deps, which failed: ERR_404."},
-		{"[shell: cat w1/src/a.ts → ✓]", "You ran cat [](path:w1/src/a.ts), which succeeded."},
-		{"[sandbox: Count widgets]", "You ran a sandbox script (Count widgets)."},
+		{"[shell: Run lint → exit 1]", "You ran a command to run lint, which failed with exit code 1."},
+		{"[shell: Run unit tests → ✓]", "You ran a command to run unit tests, which succeeded."},
+		{"[shell: Production build → ✓]", "You ran the command “Production build”, which succeeded."},
+		{"[shell: pnpm test → exit 2]", "You ran `pnpm test`, which failed with exit code 2."},
+		{"[shell: run the tests again → ✓]", "You ran a command to run the tests again, which succeeded."},
+		{"[shell: make build → ✓]", "You ran `make build`, which succeeded."},
+		{"[shell: Watch build → timed out]", "You ran a command to watch build, which timed out."},
+		{"[shell: Still running]", "You ran the command “Still running” (no result was recorded)."},
+		{"[shell: Install deps ✗ ERR_404]", "You tried to run a command to install deps, which failed: ERR_404."},
+		{"[shell: cat w1/src/a.ts → ✓]", "You ran the command cat [](path:w1/src/a.ts), which succeeded."},
+		{"[sandbox: Count widgets]", "You ran a sandbox script to count widgets."},
+		{"[sandbox: DOM probe]", "You ran a sandbox script (DOM probe)."},
 		{`[searched: "TODO" in *.tsx]`, "You searched the workspace for “TODO” in `*.tsx`."},
 		{`[searched: "color=&quot;red&quot;"]`, `You searched the workspace for “color="red"”.`},
 		{"[glob: **/*.css]", "You listed files matching `**/*.css`."},
 		{"[lint: w1/a.ts, w1/b.ts → clean]", "You ran the linter on [](path:w1/a.ts) and [](path:w1/b.ts), which reported no issues."},
 		{"[lint: w1/a.ts → 2 errors, 1 warnings]", "You ran the linter on [](path:w1/a.ts), which reported 2 errors and 1 warning."},
-		{"[docs-search: react-aria]", "You searched the library docs for react-aria."},
-		{"[docs-read: /adobe/react-spectrum → ComboBox]", "You read the /adobe/react-spectrum docs on ComboBox."},
-		{"[asked user: Pick colours → Primary colour: blue; Dark mode: true]", "You asked the user (Pick colours); they answered Primary colour: blue; Dark mode: true."},
-		{"[asked user: Deploy now? → User closed the form]", "You asked the user (Deploy now?), but the form was cancelled (User closed the form)."},
-		{"[asked user: Deploy later? → cancelled]", "You asked the user (Deploy later?), but the form was cancelled."},
+		{"[docs-search: react-aria]", "You searched the library docs for “react-aria”."},
+		{"[docs-read: /adobe/react-spectrum → ComboBox]", "You read the documentation of `/adobe/react-spectrum` on “ComboBox”."},
+		{"[asked user: Pick colours → Primary colour: blue; Dark mode: true]", "You asked the user “Pick colours”; they answered “Primary colour: blue; Dark mode: true”."},
+		{"[asked user: Deploy now? → User closed the form]", "You asked the user “Deploy now?”, but the form was cancelled (User closed the form)."},
+		{"[asked user: Deploy later? → cancelled]", "You asked the user “Deploy later?”, but the form was cancelled."},
 		{"[tests: unit → passed]", "You ran the tests (unit), which passed."},
 		{"[tool-readConsoleLogs]", "You used the readConsoleLogs tool."},
 		{"[tool-ls ✗ outside workspace]", "You tried to use the ls tool, which failed: outside workspace."},
@@ -304,12 +309,12 @@ func TestWorkingStateHasTwoSentences(t *testing.T) {
 			name:    "unresolved failure",
 			compact: "<user>Run the tests.</user>\n<assistant>[shell: Run unit tests → exit 1]\n[read: w1/a_test.go]</assistant>",
 			wantA:   "You read [](path:w1/a_test.go).",
-			wantB:   "Your next step is to find out why the command Run unit tests failed (exit code 1) and fix it.",
+			wantB:   "Your next step is to find out why the command to run unit tests failed (exit code 1) and fix it.",
 		},
 		{
 			name:    "failure made good later",
 			compact: "<user>Run the tests.</user>\n<assistant>[shell: Run unit tests → exit 1]\n[edited: w1/a.go (1 edits)]\n[shell: Run unit tests → ✓]</assistant>",
-			wantA:   "You ran Run unit tests, which succeeded.",
+			wantA:   "You ran a command to run unit tests, which succeeded.",
 			wantB:   "You are waiting for the user to review your work on “Run the tests” and give the next instruction.",
 		},
 		{
@@ -417,14 +422,14 @@ func TestTinyTargetStillGivesWorkingState(t *testing.T) {
 	for _, e := range ruleErrors(out, Options{TargetChars: 3000}, 0) {
 		t.Error(e)
 	}
-	mustContain(t, out, "## "+mergedHeading, "further requests, from “Request 0 about w1/f0.ts”", "## Request 199 about w1/f199.ts")
+	mustContain(t, out, "## "+mergedHeading, "further requests, from “Request 0 about f0.ts”", "## Request 199 about f199.ts")
 }
 
 func TestHeadProfileEndsWithStatus(t *testing.T) {
 	opts := Options{Profile: "head"}
 	out := write(t, "<user>Fix the parser.</user>\n<assistant>[shell: go test → exit 1]</assistant>", opts)
 	mustNotContain(t, out, stateHeading)
-	if !strings.HasSuffix(out, "This topic was still open at the end of the conversation: the command go test had failed.") {
+	if !strings.HasSuffix(out, "This topic was still open at the end of the conversation: the command `go test` had failed.") {
 		t.Errorf("head briefing does not end with the topic's status:\n%s", out)
 	}
 }
@@ -449,7 +454,7 @@ func TestStrayTextIsKept(t *testing.T) {
 
 func TestMultiLineMarker(t *testing.T) {
 	out := write(t, "<user>Ask me.</user>\n<assistant>[asked user: Details → Notes: line one\nline two; Size: L]</assistant>", Options{})
-	mustContain(t, out, "You asked the user (Details); they answered Notes: line one line two; Size: L.")
+	mustContain(t, out, "You asked the user “Details”; they answered “Notes: line one line two; Size: L”.")
 }
 
 func TestChecklistReported(t *testing.T) {

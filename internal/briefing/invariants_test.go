@@ -8,7 +8,12 @@ import (
 	"github.com/compactlab/compact/internal/history"
 )
 
-var tagRe = regexp.MustCompile(`<[A-Za-z/!?]`)
+var (
+	tagRe      = regexp.MustCompile(`<[A-Za-z/!?]`)
+	numberedRe = regexp.MustCompile(`^\s*[0-9]{1,9}[.)][ \t]`)
+	// An ATX heading as Markdown (and the rule checker) reads one.
+	atxRe = regexp.MustCompile(`^ {0,3}#{1,6}(?:[ \t]|$)`)
+)
 
 // ruleErrors lists the output rules a briefing breaks (empty when none).
 // prevLen is the previous briefing's size; the size target only binds when
@@ -43,8 +48,12 @@ func ruleErrors(out string, opts Options, prevLen int) []string {
 			bad("table line: " + ln)
 		case strings.HasPrefix(ln, "```"):
 			bad("code fence: " + ln)
-		case strings.HasPrefix(ln, "#") && (!strings.HasPrefix(ln, "## ") || strings.HasPrefix(ln, "###")):
+		case atxRe.MatchString(ln) && !strings.HasPrefix(ln, "## "):
 			bad("heading other than ##: " + ln)
+		case numberedRe.MatchString(ln):
+			bad("numbered list line: " + ln)
+		case !strings.HasPrefix(ln, "## ") && linkAllMounts(ln) != ln:
+			bad("plain path: " + ln)
 		}
 	}
 	if profileFor(opts.Profile).workingState {

@@ -2,6 +2,8 @@ package briefing
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file turns the serializer's one-line tool markers into prose. A
@@ -87,6 +89,10 @@ func markerPrefix(s string) bool {
 
 // parseMarker parses the inside of [ … ] or returns nil.
 func parseMarker(inner string) *event {
+	return linkEvent(parseMarkerKind(inner))
+}
+
+func parseMarkerKind(inner string) *event {
 	for i, k := range markerKinds {
 		if strings.HasPrefix(inner, markerPrefixes[i]) {
 			return k.parse(inner[len(k.name)+2:])
@@ -99,6 +105,17 @@ func parseMarker(inner string) *event {
 		return toolMarker(inner[len("tool-"):])
 	}
 	return nil
+}
+
+// linkEvent links any mount-prefixed path an event's sentences still hold
+// in plain text (a session id, a test outcome, a watcher's title): the
+// output rules want every path as a link.
+func linkEvent(ev *event) *event {
+	if ev != nil {
+		ev.full, ev.short, ev.noun = linkAllMounts(ev.full), linkAllMounts(ev.short), linkAllMounts(ev.noun)
+		ev.errMsg = linkAllMounts(ev.errMsg)
+	}
+	return ev
 }
 
 // splitErr splits "main ✗ message".
@@ -114,6 +131,7 @@ func splitErr(body string) (main, msg string, failed bool) {
 
 // failure completes "You tried to X" with how it went wrong.
 func failure(ev *event, attempt, msg string) {
+	msg = linkify(msg)
 	ev.fail = true
 	ev.errMsg = msg
 	ev.short = attempt + ", which failed."
@@ -226,14 +244,8 @@ func shellMarker(body string) *event {
 		}
 	}
 	cmd := strings.TrimSpace(linkify(unescape(l)))
-	what := cmd
-	if what == "" {
-		what = "a shell command"
-	}
-	ev := &event{noun: "the command " + what, key: "shell\x00" + cmd}
-	if cmd == "" {
-		ev.noun = "the shell command"
-	}
+	what, noun := shellObject(cmd)
+	ev := &event{noun: noun, key: "shell\x00" + cmd}
 	for _, ln := range links(cmd) {
 		ev.paths = append(ev.paths, strings.TrimSuffix(strings.TrimPrefix(ln, "[](path:"), ")"))
 	}
@@ -279,9 +291,13 @@ func sessionEvent(id, cwd, msg string, failed bool) *event {
 
 func sandboxMarker(body string) *event {
 	main, msg, failed := splitErr(body)
-	e := strings.TrimSpace(unescape(main))
+	e := strings.TrimSpace(linkify(unescape(main)))
 	what := "a sandbox script"
-	if e != "" {
+	switch {
+	case e == "":
+	case isDescription(e) && startsWithVerb(e):
+		what += " to " + lowerFirst(e)
+	default:
 		what += " (" + e + ")"
 	}
 	ev := &event{noun: what, key: "sandbox\x00" + e}
@@ -294,10 +310,126 @@ func sandboxMarker(body string) *event {
 	return ev
 }
 
+// shellObject is what "You ran" and "You tried to run" take for a shell
+// marker's label, and the noun the next-step sentence uses. The label is
+// the command's explanation when the agent gave one ("Run the tests"),
+// else the command itself ("pnpm test"). An explanation that starts with a
+// verb becomes "a command to run the tests"; any other explanation is
+// named in quotes, "the command “Production build”"; a command is set as
+// code unless it names a path, which must stay a link.
+func shellObject(label string) (what, noun string) {
+	switch {
+	case label == "":
+		return "a shell command", "the shell command"
+	case isDescription(label) && startsWithVerb(label):
+		what = "a command to " + lowerFirst(label)
+		return what, "the command to " + lowerFirst(label)
+	case isDescription(label):
+		what = "the command “" + label + "”"
+		return what, what
+	case strings.Contains(label, "](path:"):
+		return "the command " + label, "the command " + label
+	}
+	c := code(label)
+	return c, "the command " + c
+}
+
+// shellChars mark a label as a command line rather than words about one.
+const shellChars = "=|&;<>$`\\*{}"
+
+// isDescription reports whether a shell label is words about a command
+// rather than the command: no shell syntax, no flags, and either a
+// capitalised first word or a verb first and a function word after it.
+func isDescription(label string) bool {
+	if strings.ContainsAny(stripLinks(label), shellChars) {
+		return false
+	}
+	words := strings.Fields(label)
+	for _, w := range words {
+		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "~/") {
+			return false
+		}
+	}
+	first := words[0]
+	r, _ := utf8.DecodeRuneInString(first)
+	if unicode.IsUpper(r) {
+		// "Lint", "Run the tests", "E2E tests"; not "NODE_ENV" or "Setup.sh".
+		return len(words) > 1 || !strings.ContainsAny(first, "_./")
+	}
+	if !unicode.IsLower(r) || !startsWithVerb(label) || len(words) < 2 {
+		return false
+	}
+	for _, w := range words[1:] {
+		if descriptionWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// descriptionWords show that a lower-case label is an English phrase
+// ("run the tests") and not a command ("make build").
+var descriptionWords = map[string]bool{
+	"the": true, "a": true, "an": true, "all": true, "for": true, "to": true, "and": true,
+	"of": true, "in": true, "with": true, "from": true, "again": true, "that": true, "this": true,
+	"its": true, "their": true, "any": true, "every": true, "each": true, "new": true,
+}
+
+// commandVerbs are the verbs an explanation of a command usually starts
+// with.
+var commandVerbs = map[string]bool{
+	"run": true, "rerun": true, "re-run": true, "check": true, "build": true, "rebuild": true,
+	"lint": true, "test": true, "type-check": true, "typecheck": true, "compile": true,
+	"install": true, "reinstall": true, "uninstall": true, "remove": true, "delete": true,
+	"clean": true, "clear": true, "start": true, "restart": true, "stop": true, "kill": true,
+	"create": true, "make": true, "generate": true, "update": true, "upgrade": true,
+	"downgrade": true, "list": true, "show": true, "print": true, "display": true, "find": true,
+	"search": true, "look": true, "inspect": true, "verify": true, "validate": true,
+	"format": true, "fix": true, "apply": true, "add": true, "move": true, "copy": true,
+	"rename": true, "open": true, "read": true, "view": true, "count": true, "fetch": true,
+	"pull": true, "push": true, "commit": true, "stage": true, "deploy": true, "serve": true,
+	"execute": true, "launch": true, "set": true, "reset": true, "get": true, "download": true,
+	"upload": true, "migrate": true, "seed": true, "watch": true, "measure": true,
+	"benchmark": true, "profile": true, "debug": true, "try": true, "confirm": true,
+	"ensure": true, "see": true, "compare": true, "diff": true, "grep": true, "bundle": true,
+	"preview": true, "regenerate": true, "refresh": true, "sync": true, "prepare": true,
+	"extract": true, "unpack": true, "initialize": true, "init": true, "configure": true,
+	"enable": true, "disable": true, "wait": true, "query": true, "dump": true, "save": true,
+	"write": true, "edit": true, "change": true, "replace": true, "revert": true,
+	"restore": true, "back": true, "make sure": true,
+}
+
+// startsWithVerb reports whether s starts with one of commandVerbs.
+func startsWithVerb(s string) bool {
+	w, _, _ := strings.Cut(s, " ")
+	return commandVerbs[strings.ToLower(strings.TrimRight(w, ":,"))]
+}
+
+// lowerFirst lower-cases the first letter of a capitalised word ("Run the
+// tests" gives "run the tests") and leaves an acronym or a name in capitals
+// ("E2E tests", "CI") alone.
+func lowerFirst(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	r, n := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) {
+		return s
+	}
+	for _, c := range w[n:] {
+		if unicode.IsUpper(c) || unicode.IsDigit(c) {
+			return s
+		}
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
 // code wraps a pattern in backticks so markdown leaves its * and _ alone.
 func code(s string) string {
 	if s == "" || strings.ContainsAny(s, "`\n") {
 		return s
+	}
+	if l := linkAllMounts(s); l != s {
+		// A path in the pattern must be a link, which code would not show.
+		return l
 	}
 	return "`" + s + "`"
 }
@@ -313,7 +445,7 @@ func searchMarker(body string) *event {
 			}
 		}
 	}
-	q = unescape(q)
+	q = linkify(unescape(q))
 	what := "the workspace for “" + q + "”"
 	if q == "" {
 		what = "the workspace with an empty query"
@@ -395,13 +527,17 @@ func lintMarker(body string) *event {
 
 func docsSearchMarker(body string) *event {
 	main, msg, failed := splitErr(body)
-	n := unescape(main)
-	ev := &event{noun: "the docs search for " + n, key: "docs-search\x00" + n}
+	n := linkify(unescape(main))
+	what := "the library docs for “" + n + "”"
+	if strings.TrimSpace(n) == "" {
+		what = "the library docs with an empty query"
+	}
+	ev := &event{noun: "the search of " + what, key: "docs-search\x00" + n}
 	if failed {
-		failure(ev, "You tried to search the library docs for "+n, msg)
+		failure(ev, "You tried to search "+what, msg)
 		return ev
 	}
-	ev.full = "You searched the library docs for " + n + "."
+	ev.full = "You searched " + what + "."
 	ev.short = ev.full
 	return ev
 }
@@ -409,9 +545,12 @@ func docsSearchMarker(body string) *event {
 func docsReadMarker(body string) *event {
 	main, msg, failed := splitErr(body)
 	lib, topic, _ := strings.Cut(main, sepArrow)
-	what := "the " + unescape(lib) + " docs"
-	if t := unescape(topic); t != "" {
-		what += " on " + t
+	what := "the documentation of " + code(unescape(lib))
+	if strings.TrimSpace(lib) == "" {
+		what = "the documentation of an unnamed library"
+	}
+	if t := linkify(unescape(topic)); t != "" {
+		what += " on “" + t + "”"
 	}
 	ev := &event{noun: "reading " + what, key: "docs-read\x00" + main}
 	if failed {
@@ -428,25 +567,25 @@ func askMarker(body string) *event {
 	errAt := strings.Index(body, sepErr)
 	if errAt >= 0 && (arrow < 0 || errAt < arrow) {
 		main, msg, _ := splitErr(body)
-		t := unescape(main)
-		ev := &event{noun: "the question form (" + t + ")", key: "ask\x00" + t}
-		failure(ev, "You tried to ask the user ("+t+")", msg)
+		t := linkify(unescape(main))
+		ev := &event{noun: "the question form “" + t + "”", key: "ask\x00" + t}
+		failure(ev, "You tried to ask the user “"+t+"”", msg)
 		return ev
 	}
 	title, answer := body, ""
 	if arrow >= 0 {
-		title, answer = body[:arrow], unescape(body[arrow+len(sepArrow):])
+		title, answer = body[:arrow], linkify(unescape(body[arrow+len(sepArrow):]))
 	}
-	t := unescape(title)
-	ev := &event{noun: "the question form (" + t + ")", key: "ask\x00" + t, decision: true}
-	base := "You asked the user (" + t + ")"
+	t := linkify(unescape(title))
+	ev := &event{noun: "the question form “" + t + "”", key: "ask\x00" + t, decision: true}
+	base := "You asked the user “" + t + "”"
 	switch {
 	case arrow < 0:
 		ev.full = base + "; no answer was recorded."
 	case strings.TrimSpace(answer) == "":
 		ev.full = base + "; no answers came back."
 	case strings.Contains(answer, ": ") || strings.HasPrefix(answer, ":"):
-		ev.full = base + "; they answered " + answer + endMark(answer)
+		ev.full = base + "; they answered “" + strings.TrimRight(answer, " .") + "”."
 	case answer == "cancelled":
 		ev.full = base + ", but the form was cancelled."
 	default:
@@ -490,7 +629,7 @@ func watcherMarker(state string) func(string) *event {
 	return func(body string) *event {
 		main, msg, failed := splitErr(body)
 		title, session, _ := strings.Cut(main, sepArrow)
-		t := unescape(title)
+		t := linkify(unescape(title))
 		ev := &event{noun: "the watcher " + t, key: "watcher\x00" + t}
 		if failed || state == "failed" {
 			failure(ev, "You tried to create the watcher "+t, msg)

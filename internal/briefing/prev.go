@@ -3,6 +3,7 @@ package briefing
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // This file carries the previous briefing over. Its text is kept as it was,
@@ -76,13 +77,14 @@ func splitPrev(prev string) []prevSection {
 	return out
 }
 
-// headingLine recognises "#…# text" and returns the text.
+// headingLine recognises "#…# text" (a space or a tab after the marks)
+// and returns the text.
 func headingLine(t string) (string, bool) {
 	n := 0
 	for n < len(t) && t[n] == '#' {
 		n++
 	}
-	if n == 0 || n > 6 || n >= len(t) || t[n] != ' ' {
+	if n == 0 || n > 6 || n >= len(t) || t[n] != ' ' && t[n] != '\t' {
 		return "", false
 	}
 	h := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t[n:]), "#"))
@@ -92,17 +94,38 @@ func headingLine(t string) (string, bool) {
 	return h, true
 }
 
-// sanitizeLine keeps a line but takes off what would start a bullet or a
-// table row.
+// sanitizeLine keeps a line but takes off what would start a bullet, a
+// numbered item, a table row or a heading (lines of code blocks get here),
+// and links the plain mount-prefixed paths.
 func sanitizeLine(ln string) string {
-	t := strings.TrimLeft(ln, " \t")
-	if t == "" {
+	t := strings.TrimLeftFunc(ln, unicode.IsSpace)
+	if strings.TrimFunc(t, func(r rune) bool { return r == '#' || unicode.IsSpace(r) }) == "" {
 		return ""
 	}
 	if s := stripListMarker(t); s != t {
-		return s
+		return linkAllMounts(s)
 	}
-	return ln
+	if n, rest, ok := numberedItem(t); ok {
+		return linkAllMounts("(" + n + ") " + rest)
+	}
+	if h, ok := headingLine(strings.TrimSpace(t)); ok {
+		// A heading-like line of a code block (a shell comment): the block's
+		// fences go, so its marks go too.
+		return linkAllMounts(h)
+	}
+	return linkAllMounts(ln)
+}
+
+// numberedItem splits "3. text" or "3) text" into "3" and "text".
+func numberedItem(t string) (n, rest string, ok bool) {
+	i := 0
+	for i < len(t) && i < 9 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || i+1 >= len(t) || t[i] != '.' && t[i] != ')' || t[i+1] != ' ' && t[i+1] != '\t' {
+		return "", "", false
+	}
+	return t[:i], strings.TrimSpace(t[i+2:]), true
 }
 
 // render gives the section at a level: 0 as it is, 1 shortened, 2 shortened

@@ -9,13 +9,11 @@ import (
 // section at one of four levels of detail.
 
 const (
-	contHeading      = "Continuing the earlier work"
-	beforeHeading    = "Before the first request"
-	strayHeading     = "Text outside any turn"
-	mergedHeading    = "Earlier requests"
-	maxHeadingUnits  = 60
-	maxHeadingSource = 600 // bytes of the user's first line a heading is made from
-	maxPlanOpen      = 5
+	contHeading   = "Continuing the earlier work"
+	beforeHeading = "Before the first request"
+	strayHeading  = "Text outside any turn"
+	mergedHeading = "Earlier requests"
+	maxPlanOpen   = 5
 )
 
 // task is a user request with everything that followed it, up to the next
@@ -97,174 +95,6 @@ func isAck(text string) bool {
 	return true
 }
 
-// startsTask: a user turn with its own words or a command starts a task;
-// acknowledgements and bare attachments continue the current one.
-func startsTask(t *turn) bool {
-	if t.role != roleUser {
-		return false
-	}
-	if len(t.slash) > 0 {
-		return true
-	}
-	txt := strings.TrimSpace(t.text)
-	return txt != "" && !isAck(txt)
-}
-
-func groupTasks(turns []turn, hasPrev bool, used *headingSet) []*task {
-	var tasks []*task
-	var cur *task
-	for i := range turns {
-		t := &turns[i]
-		if t.empty() {
-			continue
-		}
-		if starts := startsTask(t); cur == nil || starts {
-			h := ""
-			switch {
-			case starts || t.role == roleUser && !hasPrev:
-				h = headingFor(t)
-			case hasPrev:
-				h = contHeading
-			case t.role == roleAssistant:
-				h = beforeHeading
-			default:
-				h = strayHeading
-			}
-			cur = &task{heading: used.unique(h)}
-			tasks = append(tasks, cur)
-		}
-		cur.turns = append(cur.turns, t)
-	}
-	return tasks
-}
-
-// leadFillers are dropped from the start of a heading.
-var leadFillers = []string{
-	"please ", "pls ", "can you ", "could you ", "would you ", "will you ", "hey, ", "hey ",
-	"hi, ", "hi ", "hello, ", "ok, ", "ok ", "okay, ", "okay ", "so, ", "so ", "now, ", "now ",
-	"also, ", "also ", "and ", "then ", "i want you to ", "i'd like you to ", "i would like you to ",
-	"let's ", "lets ", "next, ", "great, ", "thanks, ", "thanks! ", "yes, ",
-}
-
-// trailFillers are dropped from the end of a heading.
-var trailFillers = []string{" please", ", please", " for me", " thanks", " the", " a", " an", " and", " or", " of", " to", " in", " on", " for", " with", " &", " -", " —"}
-
-// headingFor derives a short heading from the user's own words.
-func headingFor(t *turn) string {
-	txt := ""
-	for rest := t.text; rest != "" && txt == ""; {
-		var ln string
-		ln, rest, _ = strings.Cut(rest, "\n")
-		if ln = strings.TrimSpace(ln); !strings.HasPrefix(ln, "```") {
-			txt = ln
-		}
-	}
-	// A heading only needs the start of the line.
-	if len(txt) > maxHeadingSource {
-		txt = strings.ToValidUTF8(txt[:maxHeadingSource], "")
-	}
-	txt = flatten(slashLinks(stripLinks(txt)))
-	if ends := firstEnds(txt, 1); len(ends) > 0 {
-		txt = txt[:ends[0]]
-	}
-	txt = strings.TrimLeft(txt, "#>*_ \"'“‘`")
-	for changed := true; changed; {
-		changed = false
-		for _, f := range leadFillers {
-			if hasPrefixFold(txt, f) && len(txt) > len(f) {
-				txt = strings.TrimSpace(txt[len(f):])
-				changed = true
-				break
-			}
-		}
-	}
-	txt = capitalize(shortHeading(txt))
-	if txt == "" {
-		switch {
-		case len(t.slash) > 0:
-			txt = "The /" + t.slash[0] + " command"
-		case len(t.attached) > 0:
-			txt = "Attached " + t.attached[0]
-		case len(t.mentioned) > 0:
-			txt = "Mentioned " + t.mentioned[0]
-		default:
-			txt = "User request"
-		}
-		txt = shortHeading(txt)
-	}
-	return txt
-}
-
-// shortHeading cuts a heading to maxHeadingUnits, at the last clause break
-// (", " "; " ": " " — ") when there is one past the first quarter, else at a
-// word.
-func shortHeading(s string) string {
-	s = trimHeading(s)
-	c, cut := cutUnits(s, maxHeadingUnits)
-	if !cut {
-		return s
-	}
-	best := -1
-	for _, sep := range []string{", ", "; ", ": ", " — ", " - "} {
-		if i := strings.LastIndex(c, sep); i > best && i >= len(c)/4 {
-			best = i
-		}
-	}
-	if best > 0 {
-		c = c[:best]
-	}
-	return trimHeading(c)
-}
-
-func trimHeading(s string) string {
-	for {
-		before := s
-		s = strings.TrimRight(s, " .,;:!?…—–-\"'“”‘’(`*_")
-		for _, f := range trailFillers {
-			if hasSuffixFold(s, f) && len(s) > len(f) {
-				s = s[:len(s)-len(f)]
-				break
-			}
-		}
-		if s == before {
-			return s
-		}
-	}
-}
-
-// headingSet keeps headings apart from each other and from the working
-// state's own: a repeated heading gets " (2)", " (3)" and so on.
-type headingSet struct {
-	used map[string]bool
-	next map[string]int // the next number to try for a repeated heading
-}
-
-func newHeadingSet(taken ...string) *headingSet {
-	hs := &headingSet{used: map[string]bool{}, next: map[string]int{}}
-	for _, h := range taken {
-		hs.used[strings.ToLower(h)] = true
-	}
-	return hs
-}
-
-func (hs *headingSet) unique(h string) string {
-	if strings.EqualFold(h, stateHeading) || strings.EqualFold(h, oldStateHeading) {
-		h += " (request)"
-	}
-	key := strings.ToLower(h)
-	if hs.used[key] {
-		n := max(hs.next[key], 2)
-		for hs.used[strings.ToLower(h+" ("+strconv.Itoa(n)+")")] {
-			n++
-		}
-		hs.next[key] = n + 1
-		h += " (" + strconv.Itoa(n) + ")"
-		key = strings.ToLower(h)
-	}
-	hs.used[key] = true
-	return h
-}
-
 // hasPrefixFold and hasSuffixFold compare with an ASCII affix, ignoring
 // ASCII case, without lower-casing the whole text.
 func hasPrefixFold(s, prefix string) bool {
@@ -306,7 +136,7 @@ func stripLinks(s string) string {
 		}
 		b.WriteString(s[i : i+j])
 		i += j
-		n := linkLen(s[i:])
+		n := looseLinkLen(s[i:])
 		if n == 0 {
 			b.WriteByte('[')
 			i++
@@ -420,7 +250,9 @@ func userPara(t *turn, first bool, d detail) string {
 	if t.hasMention && !d.compact {
 		ss = append(ss, mentionSentence(t.mentioned))
 	}
-	return strings.Join(ss, " ")
+	// Attachment names and mention labels are the user's; a path in one
+	// is linked too.
+	return linkAllMounts(strings.Join(ss, " "))
 }
 
 // prose is an assistant prose block's words and the sentence on any

@@ -2,6 +2,8 @@ package briefing
 
 import (
 	"strings"
+
+	"github.com/compactlab/compact/internal/history"
 )
 
 // This file writes the ending: at e3e the "## Current working state" section
@@ -20,6 +22,7 @@ const (
 	stateFallbackA   = "You last worked on the conversation."
 	stateFallbackB   = "Your next step is to ask the user how to continue."
 	maxStateExcerpt  = 140
+	maxStateSentence = 400 // UTF-16 units of a tool call's sentence repeated in the working state
 	maxStateErrorMsg = 80
 )
 
@@ -70,7 +73,7 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 	}
 	if last == nil {
 		for i := len(prev) - 1; i >= 0; i-- {
-			if prev[i].isState && countSentences(prev[i].body) == 2 && !strings.Contains(prev[i].body, "\n#") {
+			if prev[i].isState && len(sentences(flatten(prev[i].body))) == 2 && len(checkerSentences(flatten(prev[i].body))) == 2 && !strings.Contains(prev[i].body, "\n#") {
 				e.prevState = i
 				e.a, e.b = "", flatten(prev[i].body)
 				return e
@@ -88,10 +91,10 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 			e.a = lastAction(prior)
 		}
 		words := userWords(last)
-		if e.a == "" || countSentences(e.a) != 1 {
+		if e.a == "" || !oneSentence(e.a) {
 			switch {
 			case words != "":
-				e.a = "The last exchange was the user's message “" + clause(words, maxStateExcerpt) + "”, which you had not answered yet."
+				e.a = "The last exchange was the user's message “" + clause(requestWords(words), maxStateExcerpt) + "”, which you had not answered yet."
 			default:
 				e.a = "The last exchange was a message from the user that you had not answered yet."
 			}
@@ -101,15 +104,14 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 			e.b = "Your next step is to carry out the /" + clause(last.slash[len(last.slash)-1], 60) + " command the user invoked."
 		case words != "" && isAck(words):
 			e.b = "Your next step is to continue with " + onTopic(h) + ", as the user asked."
+		case words != "" && isFeedback(words):
+			e.b = "Your next step is to look into the user's report “" + clause(words, maxStateExcerpt) + "” and fix what still does not work."
 		case words != "":
-			first := words
-			if ss := sentences(words); len(ss) > 0 {
-				first = ss[0]
-			}
-			if strings.HasSuffix(strings.TrimRight(first, closers), "?") {
+			first := requestWords(words)
+			if endsWithQuestion(first) {
 				e.b = "Your next step is to answer the user's question “" + clause(first, maxStateExcerpt) + "”."
 			} else {
-				e.b = "Your next step is to act on the user's request “" + clause(words, maxStateExcerpt) + "”."
+				e.b = "Your next step is to act on the user's request “" + clause(first, maxStateExcerpt) + "”."
 			}
 		default:
 			e.b = "Your next step is to look at what the user attached or mentioned and ask what they want done with it."
@@ -121,10 +123,13 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 			noun := clause(f.noun, maxStateExcerpt)
 			if f.denied {
 				e.b = "Your next step is to ask the user how to go on, since " + noun + " was denied."
-			} else if msg := clause(f.errMsg, maxStateErrorMsg); msg != "" {
-				e.b = "Your next step is to find out why " + noun + " failed (" + msg + ") and fix it."
 			} else {
 				e.b = "Your next step is to find out why " + noun + " failed and fix it."
+				if msg := clause(f.errMsg, maxStateErrorMsg); msg != "" {
+					if b := "Your next step is to find out why " + noun + " failed (" + msg + ") and fix it."; oneSentence(b) {
+						e.b = b
+					}
+				}
 			}
 			e.status = "This topic was still open at the end of the conversation: " + noun + " had failed."
 		} else if q := lastQuestion(last); q != "" {
@@ -135,19 +140,19 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 			e.status = "At the end of the conversation your last reply on this topic was waiting for the user's response."
 		}
 	}
-	if countSentences(e.a) != 1 {
+	if !oneSentence(e.a) {
 		e.a = "You last worked on " + onTopic(h) + "."
-		if countSentences(e.a) != 1 {
+		if !oneSentence(e.a) {
 			e.a = stateFallbackA
 		}
 	}
-	if countSentences(e.b) != 1 {
+	if !oneSentence(e.b) {
 		e.b = "Your next step is to continue with " + onTopic(h) + "."
-		if countSentences(e.b) != 1 {
+		if !oneSentence(e.b) {
 			e.b = stateFallbackB
 		}
 	}
-	if countSentences(e.status) != 1 {
+	if !oneSentence(e.status) {
 		e.status = "This topic was still open at the end of the conversation."
 	}
 	return e
@@ -158,10 +163,14 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 func lastAction(t *turn) string {
 	for i := len(t.items) - 1; i >= 0; i-- {
 		if ev := t.items[i].ev; ev != nil {
-			if countSentences(ev.full) == 1 {
-				return ev.full
+			// A call is told in one sentence, unless its label or message
+			// is too long to repeat in the working state.
+			for _, s := range []string{ev.full, ev.short} {
+				if len(s) <= 4*maxStateSentence && history.Len16(s) <= maxStateSentence && oneSentence(s) {
+					return s
+				}
 			}
-			return ev.short
+			return ""
 		}
 	}
 	for i := len(t.items) - 1; i >= 0; i-- {
@@ -210,4 +219,25 @@ func lastQuestion(t *turn) string {
 		return ""
 	}
 	return clause(q, maxStateExcerpt)
+}
+
+// requestWords are the user's words from the first sentence that is not
+// small talk: "Looks good. Now add tests." gives "Now add tests.".
+func requestWords(words string) string {
+	ss := sentences(words)
+	for i, s := range ss {
+		if c := cleanTopic(s); c != "" && !isChatter(c) {
+			if i == 0 {
+				return words
+			}
+			return strings.Join(ss[i:], " ")
+		}
+	}
+	return words
+}
+
+// endsWithQuestion reports whether the first sentence of s is a question.
+func endsWithQuestion(s string) bool {
+	ss := sentences(s)
+	return len(ss) > 0 && strings.HasSuffix(strings.TrimRight(ss[0], closers), "?")
 }

@@ -31,16 +31,28 @@ func fixWsfile(s string) string {
 	return strings.ReplaceAll(s, "](wsfile:", "](path:")
 }
 
-// pathLink is the briefing's way of naming a file or folder.
-func pathLink(p string) string { return "[](path:" + p + ")" }
+// pathLink is the briefing's way of naming a file or folder. White space
+// and brackets in the path are percent-encoded: a link target holds
+// neither.
+func pathLink(p string) string { return "[](path:" + linkTarget.Replace(p) + ")" }
+
+var linkTarget = strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B", "(", "%28", ")", "%29")
 
 func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-// linkLen returns the length of a markdown link [label](target) at the start
-// of s, or 0. Label and target stay on one line.
-func linkLen(s string) int {
+// linkLen returns the length of a markdown link at the start of s, or 0,
+// reading links as the rule checker does: [label](target) or
+// [label](target "title"), the label on one line, the target not empty and
+// without white space.
+func linkLen(s string) int { return linkAt(s, true) }
+
+// looseLinkLen also takes a target with white space in it, as in
+// [/say](slash:command:say "hi" now): good enough to find a label.
+func looseLinkLen(s string) int { return linkAt(s, false) }
+
+func linkAt(s string, strict bool) int {
 	if len(s) < 4 || s[0] != '[' {
 		return 0
 	}
@@ -52,11 +64,34 @@ func linkLen(s string) int {
 	if open >= len(s) || s[open] != '(' {
 		return 0
 	}
-	e := strings.IndexAny(s[open+1:min(len(s), open+1+maxLinkTarget)], ")\n")
-	if e < 0 || s[open+1+e] != ')' {
+	t := s[open+1 : min(len(s), open+1+maxLinkTarget)]
+	if !strict {
+		e := strings.IndexAny(t, ")\n")
+		if e < 0 || t[e] != ')' {
+			return 0
+		}
+		return open + 1 + e + 1
+	}
+	e := strings.IndexAny(t, ") \t\r\n\f\v")
+	if e <= 0 {
 		return 0
 	}
-	return open + 1 + e + 1
+	if t[e] == ')' {
+		return open + 1 + e + 1
+	}
+	// white space, a "title", then ')'
+	q := e
+	for q < len(t) && isSpaceByte(t[q]) {
+		q++
+	}
+	if q >= len(t) || t[q] != '"' {
+		return 0
+	}
+	c := strings.IndexAny(t[q+1:], "\"\n")
+	if c < 0 || t[q+1+c] != '"' || q+2+c >= len(t) || t[q+2+c] != ')' {
+		return 0
+	}
+	return open + 1 + q + 2 + c + 1
 }
 
 // Longer labels and targets are not taken for a link, which keeps a text
@@ -113,7 +148,7 @@ func linkifyToken(tok string) string {
 	core = strings.TrimRight(core, trailPunct)
 	post := tok[len(pre)+len(core):]
 	if !isPath(core) {
-		return tok
+		return linkMounts(tok)
 	}
 	if strings.HasSuffix(pre, "`") && strings.HasPrefix(post, "`") {
 		pre, post = pre[:len(pre)-1], post[1:]
@@ -173,12 +208,14 @@ func isPath(core string) bool {
 	return hasLetter
 }
 
+// isMount: a mount prefix is "w", a digit, then up to seven lower-case
+// letters or digits (w1, w12, w1a2).
 func isMount(s string) bool {
-	if len(s) < 2 || s[0] != 'w' {
+	if len(s) < 2 || len(s) > 9 || s[0] != 'w' || s[1] < '0' || s[1] > '9' {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+	for i := 2; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z') {
 			return false
 		}
 	}
@@ -470,10 +507,67 @@ func clause(s string, max int) string {
 	if ends := firstEnds(s, 1); len(ends) > 0 {
 		s = s[:ends[0]]
 	}
-	s = strings.TrimRight(s, " .!?:;,\"'”’»")
-	s = strings.TrimLeft(s, "\"'“‘")
+	s = trimClause(s)
 	if c, cut := cutUnits(s, max); cut {
-		s = strings.TrimRight(c, " .!?:;,") + "…"
+		s = closeQuotes(strings.TrimRight(c, " .!?:;,") + "…")
+	}
+	return s
+}
+
+// quotePairs are the quotes and brackets a clause keeps when they pair up.
+var quotePairs = [...][2]string{{"“", "”"}, {"‘", "’"}, {"«", "»"}, {`"`, `"`}, {"'", "'"}, {"(", ")"}}
+
+// trimClause takes end marks off s, and quotes that pair with nothing
+// (the closing quote of “…” is kept when its opening quote is there).
+func trimClause(s string) string {
+	s = strings.TrimRight(s, " .!?:;,")
+	var opens, closes [len(quotePairs)]int
+	for i, p := range quotePairs {
+		opens[i] = strings.Count(s, p[0])
+		closes[i] = strings.Count(s, p[1])
+	}
+	pairs := func(i int) bool {
+		if quotePairs[i][0] == quotePairs[i][1] {
+			return opens[i]%2 == 0
+		}
+		return opens[i] == closes[i]
+	}
+	for {
+		n := len(s)
+		for i, p := range quotePairs {
+			if p[0] == "(" {
+				continue
+			}
+			if strings.HasSuffix(s, p[1]) && !pairs(i) {
+				s = s[:len(s)-len(p[1])]
+				closes[i]--
+				if p[0] == p[1] {
+					opens[i]--
+				}
+			}
+			if strings.HasPrefix(s, p[0]) && !pairs(i) {
+				s = s[len(p[0]):]
+				opens[i]--
+				if p[0] == p[1] {
+					closes[i]--
+				}
+			}
+		}
+		s = strings.TrimRight(s, " .!?:;,") // end marks hold no quotes: the counts stay
+		if len(s) == n {
+			return s
+		}
+	}
+}
+
+// closeQuotes closes the typographic quotes and brackets a cut left open.
+func closeQuotes(s string) string {
+	for _, p := range quotePairs {
+		if p[0] != p[1] && p[0] != "‘" {
+			if n := strings.Count(s, p[0]) - strings.Count(s, p[1]); n > 0 {
+				s += strings.Repeat(p[1], n)
+			}
+		}
 	}
 	return s
 }
@@ -510,10 +604,14 @@ func joinList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
-// capitalize upper-cases the first letter.
+// capitalize upper-cases the first letter, unless the first word is
+// written as code (useTheme, npm_config).
 func capitalize(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if n == 0 || !unicode.IsLower(r) {
+		return s
+	}
+	if w, _, _ := strings.Cut(s, " "); isIdentifier(w) {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
@@ -524,4 +622,217 @@ func plural(n, word string) string {
 		return n + " " + word
 	}
 	return n + " " + word + "s"
+}
+
+// linkMounts links the mount-prefixed paths inside a token that is not a
+// path as a whole (a glob such as w1/src/*.tsx, an assignment such as
+// out=w1/dist/app.js): the output rules want every such path as a link,
+// wherever it stands. A path starts at a mount prefix that does not follow
+// a path character or ':', and runs over path characters; a trailing '.'
+// stays outside the link.
+func linkMounts(tok string) string { return mapMounts(tok, pathLink) }
+
+// mapMounts replaces the mount-prefixed paths inside a token by f(path).
+func mapMounts(tok string, f func(string) string) string {
+	if strings.IndexByte(tok, '/') < 0 {
+		return tok
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(tok); i++ {
+		if tok[i] != 'w' {
+			continue
+		}
+		if i > 0 {
+			r, _ := utf8.DecodeLastRuneInString(tok[:i])
+			if isPathRune(r) || r == ':' {
+				continue
+			}
+		}
+		end, ok := mountPathAt(tok, i)
+		if !ok {
+			continue
+		}
+		p := strings.TrimRight(tok[i:end], ".")
+		if strings.IndexByte(strings.TrimRight(p, "/"), '/') < 0 {
+			i = end - 1
+			continue
+		}
+		b.WriteString(tok[last:i])
+		b.WriteString(f(p))
+		last = i + len(p)
+		i = last - 1
+	}
+	if last == 0 {
+		return tok
+	}
+	b.WriteString(tok[last:])
+	return b.String()
+}
+
+// mountPathAt matches a mount-prefixed path at s[w]: "w", a digit, up to
+// seven lower-case letters or digits, '/', then path characters. It
+// returns the path's end.
+func mountPathAt(s string, w int) (int, bool) {
+	j := w + 1
+	if j >= len(s) || s[j] < '0' || s[j] > '9' {
+		return 0, false
+	}
+	j++
+	n := 0
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !(unicode.IsLower(r) || unicode.IsNumber(r)) {
+			break
+		}
+		j += size
+		n++
+	}
+	if n > 7 || j >= len(s) || s[j] != '/' {
+		return 0, false
+	}
+	j++
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isPathRune(r) {
+			break
+		}
+		j += size
+	}
+	return j, true
+}
+
+func isPathRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || strings.ContainsRune("_.-@+~%/", r)
+}
+
+// linkAllMounts links the plain mount-prefixed paths of a text and leaves
+// everything else, markdown links included, as it is.
+func linkAllMounts(s string) string {
+	if !mayHoldMount(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == '[' {
+			if n := linkLen(s[i:]); n > 0 {
+				b.WriteString(s[i : i+n])
+				i += n
+				continue
+			}
+		}
+		j := i + 1
+		for j < len(s) && s[j] != '[' {
+			j++
+		}
+		b.WriteString(linkMounts(s[i:j]))
+		i = j
+	}
+	return b.String()
+}
+
+// abbreviations do not end a sentence for the rule checker.
+var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true}
+
+// checkerSentences splits one-line text as the rule checker of `compact
+// diff` counts sentences: an end is '.', '!' or '?' with any ASCII closing
+// quotes, brackets or emphasis marks, then white space, then a character
+// that is not a lower-case letter; an abbreviation such as "e.g." is no
+// end. It is stricter than sentences in some places and looser in others,
+// so the working state, which must be exactly two sentences for both, is
+// checked with each.
+func checkerSentences(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && strings.IndexByte("\"')]*_`", s[j]) >= 0 {
+			j++
+		}
+		if j >= len(s) || s[j] != ' ' && s[j] != '\t' {
+			continue
+		}
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k >= len(s) {
+			break
+		}
+		if r, _ := utf8.DecodeRuneInString(s[k:]); unicode.IsLower(r) {
+			continue
+		}
+		if c == '.' && abbreviations[strings.ToLower(trailingWord(s[start:i]))] {
+			continue
+		}
+		if t := strings.TrimSpace(s[start:j]); t != "" {
+			out = append(out, t)
+		}
+		start = k
+		i = k - 1
+	}
+	if t := strings.TrimSpace(s[start:]); t != "" {
+		out = append(out, t)
+	}
+	return out
+}
+
+// trailingWord is the run of letters and dots that ends s.
+func trailingWord(s string) string {
+	i := len(s)
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:i])
+		if !unicode.IsLetter(r) && r != '.' {
+			break
+		}
+		i -= n
+	}
+	return s[i:]
+}
+
+// oneSentence reports whether s is one sentence for both counts, closed so
+// that a following sentence starts a new one for both.
+func oneSentence(s string) bool {
+	f := flatten(s)
+	if len(sentences(f)) != 1 || len(checkerSentences(f)) != 1 {
+		return false
+	}
+	t := strings.TrimRight(f, "\"')]*_`")
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case '!', '?':
+		return true
+	case '.':
+		return !abbreviations[strings.ToLower(trailingWord(t[:len(t)-1]))]
+	}
+	return false
+}
+
+// mayHoldMount is a quick test for a plain mount-prefixed path: a 'w' and
+// a digit that follow neither a path character nor ':' (so the targets of
+// [](path:w1/…) links do not count).
+func mayHoldMount(s string) bool {
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], 'w')
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+			if i == 0 {
+				return true
+			}
+			r, _ := utf8.DecodeLastRuneInString(s[:i])
+			if !isPathRune(r) && r != ':' {
+				return true
+			}
+		}
+		i++
+	}
 }
