@@ -23,6 +23,7 @@ type readmeCommand struct {
 	env     []string // VAR=value words before the command
 	args    []string // the arguments after "compact" or "go run ."
 	exit    int      // the exit status the README promises ("# exit N"), else 0
+	shows   []string // the ```text blocks after it: what it prints
 }
 
 var exitComment = regexp.MustCompile(`#\s*exit (\d+)\s*$`)
@@ -55,6 +56,16 @@ func readmeCommands(t *testing.T, file string) []readmeCommand {
 				inSh = true
 			} else {
 				inOther = true
+				// A text block shows what the last command printed.
+				if strings.TrimSpace(l) == "```text" && len(cmds) > 0 && cmds[len(cmds)-1].section == file+" "+section {
+					var block []string
+					for i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "```") {
+						i++
+						block = append(block, lines[i])
+					}
+					last := &cmds[len(cmds)-1]
+					last.shows = append(last.shows, strings.Join(block, "\n"))
+				}
 			}
 			continue
 		}
@@ -165,9 +176,9 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 }
 
 // TestReadmeCommands runs every compact command of README.md's ```sh
-// blocks through the built binary, in order, each section in a fresh
-// directory holding a copy of examples/ and a home whose stagewise app
-// database is the shipped sample, with no API keys. The local-server
+// blocks through the built binary, in order, in one directory holding a
+// copy of examples/ and a home whose stagewise app database is the shipped
+// sample, with no API keys. The local-server
 // address of the README is a local fake that speaks the OpenAI wire
 // format, and so is the real-key example's provider. A command must exit
 // as the README says (0, or "# exit N" at the end of its line), so the
@@ -193,9 +204,11 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	localURL := regexp.MustCompile(`http://(127\.0\.0\.1|localhost):\d+`)
+	// One directory for each file, as a user reading it from the top
+	// would run it: a step that only works in a clean directory fails.
 	for _, c := range cmds {
-		if c.section != section || work == "" {
-			section = c.section
+		if c.file != section || work == "" {
+			section = c.file
 			fresh()
 		}
 		env := userEnv(home)
@@ -225,6 +238,23 @@ func TestReadmeCommands(t *testing.T) {
 		out, errOut, code := runUser(t, work, env, args...)
 		if code != c.exit {
 			t.Errorf("%s: exit %d, README says %d\nstdout: %s\nstderr: %s", name, code, c.exit, out, errOut)
+		}
+		// The output the README shows is what the command prints: its
+		// first and last lines (the lines between may be elided with …
+		// and hold timings).
+		for _, block := range c.shows {
+			var lines []string
+			for _, l := range strings.Split(block, "\n") {
+				if strings.TrimSpace(l) != "" && !strings.Contains(l, "…") {
+					lines = append(lines, l)
+				}
+			}
+			got := "\n" + out + errOut
+			for _, l := range []string{lines[0], lines[len(lines)-1]} {
+				if !strings.Contains(got, "\n"+l+"\n") {
+					t.Errorf("%s: the README shows the line\n%s\nwhich it does not print:\n%s%s", name, l, out, errOut)
+				}
+			}
 		}
 		// An example of simulate shows compactions, not an empty table.
 		if strings.Contains(errOut, "no compaction fired") {

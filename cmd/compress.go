@@ -260,13 +260,19 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 	}
 	fmt.Fprintf(w, "prompt: compact history %s, previous briefing %s, user message %s\n", plural(res.CompactChars, "char"), plural(res.PrevChars, "char"), plural(res.UserChars, "char"))
 	fmt.Fprintf(w, "bundle: %s\n", res.Bundle)
+	failed := false
 	for _, it := range items {
 		switch it.Status {
 		case replay.StatusOK:
 			fmt.Fprintf(w, "briefing: %s from %s -> %s\n", plural(it.Chars, "char"), it.Model, filepath.Join(res.Bundle, replay.DirReplays))
 		default:
 			fmt.Fprintf(w, "briefing: %s: %s\n", it.Status, it.Error)
+			failed = true
 		}
+	}
+	if failed {
+		// The bundle is written; only the model's answer is missing.
+		return fmt.Errorf("no briefing from the model (above); the bundle is in %s: replay it with compact replay %s", res.Bundle, res.Bundle)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -148,6 +149,8 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	// its staging directory: nothing half-written is left behind.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Warnings come from the workers; a run with none and no bundle says why.
+	var warned atomic.Int64
 	prog := newProgress(f.IO)
 	sum, err := extract.Run(ctx, extract.Options{
 		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: opts.MinMessages,
@@ -155,6 +158,7 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers,
 	}, extract.Hooks{
 		Warn: func(w extract.Warning) {
+			warned.Add(1)
 			prog.clear()
 			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
 		},
@@ -180,5 +184,8 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		return enc.Encode(sum)
 	}
 	fmt.Fprintf(f.IO.Out, "%s, %s, %d skipped -> %s\n", plural(sum.Extracted, "chat"), plural(sum.Bundles, "bundle"), sum.Skipped, sum.OutDir)
+	if sum.Bundles == 0 && warned.Load() == 0 && !f.IO.Quiet {
+		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compression event found: no chat of at least %s holds a stored briefing yet (lower --min-messages, or let the app compress a long chat first)\n", plural(opts.MinMessages, "message"))
+	}
 	return nil
 }

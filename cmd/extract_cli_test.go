@@ -342,3 +342,15 @@ func TestExtractWarningsAreNamed(t *testing.T) {
 		t.Errorf("stdout %q", r.stdout)
 	}
 }
+
+// TestExtractNothingFoundSaysWhy: an extraction that finds no compression
+// event says why on stderr (it is not an error).
+func TestExtractNothingFoundSaysWhy(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	io, _, stdout, errOut := iostreams.Test()
+	code := RunEnv(io, []string{"extract", "--db", sampleDB, "--min-messages", "500", "--out", out}, func(string) string { return "" })
+	if code != 0 || !strings.HasPrefix(stdout.String(), "0 chats, 0 bundles, 6 skipped") ||
+		!strings.Contains(errOut.String(), "no compression event found") || !strings.Contains(errOut.String(), "500 messages") {
+		t.Errorf("exit %d\n%s%s", code, stdout, errOut)
+	}
+}

@@ -66,3 +66,25 @@ func TestReplaySomeBundlesFailExitsOne(t *testing.T) {
 		t.Errorf("second run: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestCompressModelFailureExitsOne: when the model gives no briefing,
+// compress keeps the bundle, says how to replay it, and exits 1.
+func TestCompressModelFailureExitsOne(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"model refused"}}`, http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "bundle")
+	env := map[string]string{"OPENAI_API_KEY": "sk-test-not-a-key", "COMPACT_OPENAI_BASE_URL": srv.URL}
+	code, stdout, errOut := runIn(t, env, "compress", "--db", sampleDB, "--chat", "ff5dc157-1738-4824-a458-f29a0cd9d0fb",
+		"--model", "gpt-5.4-nano", "--out", out)
+	if code != 1 || !strings.Contains(errOut, "no briefing from the model") || !strings.Contains(errOut, "compact replay "+out) {
+		t.Errorf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "user-message.md")); err != nil {
+		t.Errorf("the bundle is not kept: %v", err)
+	}
+	if strings.Contains(stdout+errOut, "sk-test-not-a-key") {
+		t.Error("the key is printed")
+	}
+}

@@ -366,3 +366,20 @@ func FuzzWriteKeepsDiffRules(f *testing.F) {
 		}
 	})
 }
+
+// TestPathAfterANumberSignKeepsTheRules: the writer and the measures read
+// a path after a number sign that is not a decimal digit ('²', 'Ⅻ') the
+// same way (they once disagreed, and the path was left plain).
+func TestPathAfterANumberSignKeepsTheRules(t *testing.T) {
+	for _, in := range []string{
+		"<user>Fix the bug in ²w1/src/x.ts please.</user>",
+		"<user>See Ⅻw2/lib/a.go and 3w1/not/a/path.</user>",
+	} {
+		for _, profile := range []string{"e3e", "head"} {
+			out := briefing.Write(in, briefing.Options{TargetChars: 30000, Profile: profile})
+			if v := diff.CheckRules(out, profile); len(v) != 0 {
+				t.Errorf("%s, %s: %v\n%s", in, profile, v, out)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 func TestHeadingsNameTheTopic(t *testing.T) {
@@ -79,30 +80,11 @@ func TestWorkingStateCountsSentencesLikeTheChecker(t *testing.T) {
 	// checker only: the working state falls back to the short form.
 	out := write(t, "<user>Read it.</user>\n<assistant>[read: w1/a.ts ✗ see `a.` Then retry]</assistant>", Options{})
 	ws := workingState(t, out)
-	if n := len(checkerSentences(ws)); n != 2 {
+	if n := len(mdtext.SplitSentences(ws)); n != 2 {
 		t.Errorf("working state has %d sentences for the checker: %s", n, ws)
 	}
 	if n := countSentences(ws); n != 2 {
 		t.Errorf("working state has %d sentences: %s", n, ws)
-	}
-}
-
-func TestCheckerSentences(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int
-	}{
-		{"One. Two.", 2},
-		{"Use e.g. Two.", 1},
-		{"It said “Done.” Next one.", 1},
-		{"It ran `a.` Then stopped.", 2},
-		{"lower. case after", 1},
-		{"Wait... What?", 2},
-	}
-	for _, tt := range tests {
-		if got := len(checkerSentences(tt.in)); got != tt.want {
-			t.Errorf("checkerSentences(%q) = %d, want %d", tt.in, got, tt.want)
-		}
 	}
 }
 

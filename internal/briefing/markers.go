@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // This file turns the serializer's one-line tool markers into prose. A
@@ -151,7 +153,7 @@ func linkOr(p, none string) string {
 	if strings.TrimSpace(p) == "" {
 		return none
 	}
-	return pathLink(p)
+	return mdtext.PathLink(p)
 }
 
 func pathsOf(ps ...string) []string {
@@ -273,7 +275,7 @@ func shellMarker(body string) *event {
 func sessionEvent(id, cwd, msg string, failed bool) *event {
 	where := ""
 	if strings.TrimSpace(cwd) != "" {
-		where = " in " + pathLink(cwd)
+		where = " in " + mdtext.PathLink(cwd)
 	}
 	ev := &event{paths: pathsOf(cwd), noun: "opening a shell session" + where, key: "session\x00" + cwd}
 	if failed {
@@ -492,7 +494,7 @@ func lintMarker(body string) *event {
 	for _, p := range strings.Split(unescape(x), ", ") {
 		if p = strings.TrimSpace(p); p != "" {
 			ps = append(ps, p)
-			objs = append(objs, pathLink(p))
+			objs = append(objs, mdtext.PathLink(p))
 		}
 	}
 	what := "the linter"

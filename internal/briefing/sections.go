@@ -3,6 +3,8 @@ package briefing
 import (
 	"strconv"
 	"strings"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // This file groups the turns into tasks, one ## section each, and writes a
@@ -218,7 +220,7 @@ func mentionSentence(labels []string) string {
 	out := make([]string, len(labels))
 	for i, l := range labels {
 		if isMentionPath(l) {
-			out[i] = pathLink(l)
+			out[i] = mdtext.PathLink(l)
 		} else {
 			out[i] = l
 		}
@@ -494,7 +496,7 @@ func (tk *task) compactPara(d detail) string {
 	if len(paths) > 0 {
 		ls := make([]string, 0, min(len(paths), d.maxPaths))
 		for _, p := range paths[:min(len(paths), d.maxPaths)] {
-			ls = append(ls, pathLink(p))
+			ls = append(ls, mdtext.PathLink(p))
 		}
 		s := "You worked with " + joinList(ls)
 		if n := len(paths) - len(ls); n > 0 {
@@ -542,7 +544,7 @@ func merged(tasks []*task, all []string, maxFiles int, fails int) string {
 	if len(files) > 0 {
 		ls := make([]string, len(files))
 		for i, f := range files {
-			ls[i] = pathLink(f)
+			ls[i] = mdtext.PathLink(f)
 		}
 		b.WriteString(" Along the way you worked with " + strings.Join(ls, ", "))
 		if extra > 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // This file writes the ending: at e3e the "## Current working state" section
@@ -73,7 +74,7 @@ func findEnding(tasks []*task, prev []prevSection, hasPrev bool) ending {
 	}
 	if last == nil {
 		for i := len(prev) - 1; i >= 0; i-- {
-			if prev[i].isState && len(sentences(flatten(prev[i].body))) == 2 && len(checkerSentences(flatten(prev[i].body))) == 2 && !strings.Contains(prev[i].body, "\n#") {
+			if prev[i].isState && len(sentences(flatten(prev[i].body))) == 2 && len(mdtext.SplitSentences(flatten(prev[i].body))) == 2 && !strings.Contains(prev[i].body, "\n#") {
 				e.prevState = i
 				e.a, e.b = "", flatten(prev[i].body)
 				return e

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // This file holds the text helpers: entity unescaping, path links, sentence
@@ -30,13 +31,6 @@ func fixWsfile(s string) string {
 	}
 	return strings.ReplaceAll(s, "](wsfile:", "](path:")
 }
-
-// pathLink is the briefing's way of naming a file or folder. White space
-// and brackets in the path are percent-encoded: a link target holds
-// neither.
-func pathLink(p string) string { return "[](path:" + linkTarget.Replace(p) + ")" }
-
-var linkTarget = strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B", "(", "%28", ")", "%29")
 
 func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
@@ -153,7 +147,7 @@ func linkifyToken(tok string) string {
 	if strings.HasSuffix(pre, "`") && strings.HasPrefix(post, "`") {
 		pre, post = pre[:len(pre)-1], post[1:]
 	}
-	return pre + pathLink(core) + post
+	return pre + mdtext.PathLink(core) + post
 }
 
 // isPath says whether a bare token names a file or folder: it has a slash,
@@ -630,7 +624,7 @@ func plural(n, word string) string {
 // wherever it stands. A path starts at a mount prefix that does not follow
 // a path character or ':', and runs over path characters; a trailing '.'
 // stays outside the link.
-func linkMounts(tok string) string { return mapMounts(tok, pathLink) }
+func linkMounts(tok string) string { return mapMounts(tok, mdtext.PathLink) }
 
 // mapMounts replaces the mount-prefixed paths inside a token by f(path).
 func mapMounts(tok string, f func(string) string) string {
@@ -645,11 +639,11 @@ func mapMounts(tok string, f func(string) string) string {
 		}
 		if i > 0 {
 			r, _ := utf8.DecodeLastRuneInString(tok[:i])
-			if isPathRune(r) || r == ':' {
+			if mdtext.GluedBefore(r) {
 				continue
 			}
 		}
-		end, ok := mountPathAt(tok, i)
+		end, ok := mdtext.MountPathAt(tok, i)
 		if !ok {
 			continue
 		}
@@ -668,42 +662,6 @@ func mapMounts(tok string, f func(string) string) string {
 	}
 	b.WriteString(tok[last:])
 	return b.String()
-}
-
-// mountPathAt matches a mount-prefixed path at s[w]: "w", a digit, up to
-// seven lower-case letters or digits, '/', then path characters. It
-// returns the path's end.
-func mountPathAt(s string, w int) (int, bool) {
-	j := w + 1
-	if j >= len(s) || s[j] < '0' || s[j] > '9' {
-		return 0, false
-	}
-	j++
-	n := 0
-	for j < len(s) {
-		r, size := utf8.DecodeRuneInString(s[j:])
-		if !(unicode.IsLower(r) || unicode.IsNumber(r)) {
-			break
-		}
-		j += size
-		n++
-	}
-	if n > 7 || j >= len(s) || s[j] != '/' {
-		return 0, false
-	}
-	j++
-	for j < len(s) {
-		r, size := utf8.DecodeRuneInString(s[j:])
-		if !isPathRune(r) {
-			break
-		}
-		j += size
-	}
-	return j, true
-}
-
-func isPathRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || strings.ContainsRune("_.-@+~%/", r)
 }
 
 // linkAllMounts links the plain mount-prefixed paths of a text and leaves
@@ -731,74 +689,14 @@ func linkAllMounts(s string) string {
 	return b.String()
 }
 
-// abbreviations do not end a sentence for the rule checker.
-var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true}
-
-// checkerSentences splits one-line text as the rule checker of `compact
-// diff` counts sentences: an end is '.', '!' or '?' with any ASCII closing
-// quotes, brackets or emphasis marks, then white space, then a character
-// that is not a lower-case letter; an abbreviation such as "e.g." is no
-// end. It is stricter than sentences in some places and looser in others,
-// so the working state, which must be exactly two sentences for both, is
-// checked with each.
-func checkerSentences(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '.' && c != '!' && c != '?' {
-			continue
-		}
-		j := i + 1
-		for j < len(s) && strings.IndexByte("\"')]*_`", s[j]) >= 0 {
-			j++
-		}
-		if j >= len(s) || s[j] != ' ' && s[j] != '\t' {
-			continue
-		}
-		k := j
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) {
-			break
-		}
-		if r, _ := utf8.DecodeRuneInString(s[k:]); unicode.IsLower(r) {
-			continue
-		}
-		if c == '.' && abbreviations[strings.ToLower(trailingWord(s[start:i]))] {
-			continue
-		}
-		if t := strings.TrimSpace(s[start:j]); t != "" {
-			out = append(out, t)
-		}
-		start = k
-		i = k - 1
-	}
-	if t := strings.TrimSpace(s[start:]); t != "" {
-		out = append(out, t)
-	}
-	return out
-}
-
-// trailingWord is the run of letters and dots that ends s.
-func trailingWord(s string) string {
-	i := len(s)
-	for i > 0 {
-		r, n := utf8.DecodeLastRuneInString(s[:i])
-		if !unicode.IsLetter(r) && r != '.' {
-			break
-		}
-		i -= n
-	}
-	return s[i:]
-}
-
 // oneSentence reports whether s is one sentence for both counts, closed so
-// that a following sentence starts a new one for both.
+// that a following sentence starts a new one for both: sentences, and the
+// rule checker's mdtext.SplitSentences, which is stricter than sentences in
+// some places and looser in others, so the working state, which must be
+// exactly two sentences for both, is checked with each.
 func oneSentence(s string) bool {
 	f := flatten(s)
-	if len(sentences(f)) != 1 || len(checkerSentences(f)) != 1 {
+	if len(sentences(f)) != 1 || len(mdtext.SplitSentences(f)) != 1 {
 		return false
 	}
 	t := strings.TrimRight(f, "\"')]*_`")
@@ -809,7 +707,7 @@ func oneSentence(s string) bool {
 	case '!', '?':
 		return true
 	case '.':
-		return !abbreviations[strings.ToLower(trailingWord(t[:len(t)-1]))]
+		return !mdtext.EndsWithAbbreviation(t[:len(t)-1])
 	}
 	return false
 }
@@ -829,7 +727,7 @@ func mayHoldMount(s string) bool {
 				return true
 			}
 			r, _ := utf8.DecodeLastRuneInString(s[:i])
-			if !isPathRune(r) && r != ':' {
+			if !mdtext.GluedBefore(r) {
 				return true
 			}
 		}

@@ -3,7 +3,6 @@ package diff
 import (
 	"regexp"
 	"strings"
-	"unicode"
 )
 
 // Kind is the kind of a must-keep item.
@@ -70,10 +69,6 @@ const (
 // "title"). Targets with the path:, wsfile: or slash: scheme are not counted
 // as links (paths are counted as paths). A briefing keeps a link when the
 // target appears in it.
-
-func isPathRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_.-@+~%/", r)
-}
 
 // cleanPath trims a trailing '.' run and a trailing '/'; it returns "" when
 // nothing is left after the mount prefix.

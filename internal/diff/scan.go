@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // Hand-written scanners for the patterns of items.go. Each is equivalent
@@ -86,16 +88,7 @@ func linkAt(s string, start int) (link, bool) {
 func linkPaths(s string) []string {
 	var out []string
 	for _, l := range scanLinks(s) {
-		var p string
-		switch {
-		case strings.HasPrefix(l.target, "path:"):
-			p = l.target[len("path:"):]
-		case strings.HasPrefix(l.target, "wsfile:"):
-			p = l.target[len("wsfile:"):]
-		default:
-			continue
-		}
-		if p = strings.TrimRight(p, "/"); p != "" {
+		if p, ok := mdtext.LinkPath(l.target); ok {
 			out = append(out, p)
 		}
 	}
@@ -147,7 +140,7 @@ func plainPaths(s string) []string {
 			break
 		}
 		w := i + k
-		end, ok := pathAt(s, w)
+		end, ok := mdtext.MountPathAt(s, w)
 		if !ok {
 			i = w + 1
 			continue
@@ -155,7 +148,7 @@ func plainPaths(s string) []string {
 		i = end
 		if w > 0 {
 			r, _ := utf8.DecodeLastRuneInString(s[:w])
-			if isPathRune(r) || r == ':' {
+			if mdtext.GluedBefore(r) {
 				continue
 			}
 		}
@@ -164,36 +157,6 @@ func plainPaths(s string) []string {
 		}
 	}
 	return out
-}
-
-// pathAt matches a mount-prefixed path at s[w] == 'w' and returns its end.
-func pathAt(s string, w int) (int, bool) {
-	j := w + 1
-	if j >= len(s) || s[j] < '0' || s[j] > '9' {
-		return 0, false
-	}
-	j++
-	n := 0
-	for j < len(s) {
-		r, size := utf8.DecodeRuneInString(s[j:])
-		if !(unicode.IsLower(r) || unicode.IsNumber(r)) {
-			break
-		}
-		j += size
-		n++
-	}
-	if n > 7 || j >= len(s) || s[j] != '/' {
-		return 0, false
-	}
-	j++
-	for j < len(s) {
-		r, size := utf8.DecodeRuneInString(s[j:])
-		if !(unicode.IsLetter(r) || unicode.IsNumber(r) || strings.ContainsRune("_.-@+~%/", r)) {
-			break
-		}
-		j += size
-	}
-	return j, true
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

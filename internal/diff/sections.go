@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // Section is one "## " section of a briefing. Text before the first "## "
@@ -253,7 +255,7 @@ func sentenceLines(body string) string {
 			b.WriteByte('\n')
 			continue
 		}
-		for _, s := range splitSentences(u.text) {
+		for _, s := range mdtext.SplitSentences(u.text) {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // ErrEmpty reports a file that holds nothing but white space.
@@ -82,14 +84,14 @@ func CheckText(data []byte) error {
 // of its own. Headings are left out. Within a unit a sentence ends at '.',
 // '!' or '?' (with any closing quotes or brackets) followed by white space
 // and then a character that is not a lower-case letter; "e.g.", "i.e.",
-// "etc.", "vs." and "cf." do not end a sentence.
+// "etc.", "vs." and "cf." do not end a sentence (mdtext.SplitSentences).
 func Sentences(text string) []string {
 	var out []string
 	for _, u := range units(text) {
 		if u.heading {
 			continue
 		}
-		out = append(out, splitSentences(u.text)...)
+		out = append(out, mdtext.SplitSentences(u.text)...)
 	}
 	return out
 }
@@ -161,62 +163,6 @@ func isListItem(t string) bool {
 		n++
 	}
 	return n > 0 && n+1 < len(t) && (t[n] == '.' || t[n] == ')') && (t[n+1] == ' ' || t[n+1] == '\t')
-}
-
-var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true}
-
-// splitSentences splits one paragraph.
-func splitSentences(p string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c != '.' && c != '!' && c != '?' {
-			continue
-		}
-		j := i + 1
-		for j < len(p) && strings.IndexByte("\"')]*_`", p[j]) >= 0 {
-			j++
-		}
-		if j >= len(p) || (p[j] != ' ' && p[j] != '\t') {
-			continue
-		}
-		k := j
-		for k < len(p) && (p[k] == ' ' || p[k] == '\t') {
-			k++
-		}
-		if k >= len(p) {
-			break
-		}
-		if r, _ := utf8.DecodeRuneInString(p[k:]); unicode.IsLower(r) {
-			continue
-		}
-		if c == '.' && abbreviations[strings.ToLower(lastWord(p[start:i]))] {
-			continue
-		}
-		if s := strings.TrimSpace(p[start:j]); s != "" {
-			out = append(out, s)
-		}
-		start = k
-		i = k - 1
-	}
-	if s := strings.TrimSpace(p[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-// lastWord is the run of letters and dots at the end of s.
-func lastWord(s string) string {
-	i := len(s)
-	for i > 0 {
-		r, n := utf8.DecodeLastRuneInString(s[:i])
-		if !unicode.IsLetter(r) && r != '.' {
-			break
-		}
-		i -= n
-	}
-	return s[i:]
 }
 
 // Words splits s into lower-case words: maximal runs of letters and

@@ -10,12 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +20,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
@@ -858,18 +856,11 @@ func makeStaging(dir string) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create the output directory: %w", err)
 	}
-	// Not os.MkdirTemp: its 0700 would become the published directory's
-	// mode. The staging directory gets what any new directory gets (0777
-	// less the umask), as the chat directories inside it do.
-	var err error
-	for try := 0; try < 100; try++ {
-		st := filepath.Join(parent, "."+filepath.Base(dir)+".partial-"+strconv.FormatUint(rand.Uint64()%1e10, 10))
-		if err = os.Mkdir(st, 0o777); err == nil {
-			return st, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
+	// The staging directory is renamed into place: it gets what any new
+	// directory gets, as the chat directories inside it do.
+	st, err := fsutil.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-", "")
+	if err == nil {
+		return st, nil
 	}
 	return "", fmt.Errorf("cannot write to %s: %w", parent, err)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/compactlab/compact/internal/boundary"
 	"github.com/compactlab/compact/internal/estimate"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
@@ -243,7 +244,7 @@ func writeBundle(dir string, files map[string][]byte, force bool) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
+	tmp, err := fsutil.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-", "")
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // PackFormat is the value of the "format" field of pack.json.
@@ -418,7 +420,7 @@ func (p *Pack) Save(dir string) error {
 }
 
 func writeFileAtomic(dir, name string, data []byte) (err error) {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	f, err := fsutil.CreateTemp(dir, "."+name+".tmp-", "")
 	if err != nil {
 		return err
 	}

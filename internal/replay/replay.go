@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 )
@@ -431,7 +432,7 @@ func writeResult(bundle, run string, rec *Record, text string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(dir, "."+run+".tmp-")
+	tmp, err := fsutil.MkdirTemp(dir, "."+run+".tmp-", "")
 	if err != nil {
 		return err
 	}

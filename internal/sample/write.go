@@ -20,6 +20,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Options selects what Write generates.
@@ -75,7 +77,7 @@ func WriteStats(path string, opts Options) (Stats, error) {
 		opts.MessagesPerChat = DefaultMessagesPerChat
 	}
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := fsutil.CreateTemp(dir, "."+filepath.Base(path)+".", ".tmp")
 	if err != nil {
 		return st, fmt.Errorf("sample: %w", err)
 	}
