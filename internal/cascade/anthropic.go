@@ -65,7 +65,7 @@ func (a *Anthropic) Generate(ctx context.Context, req Request) (*Result, error) 
 		// is the one that fires and the error is a plain DeadlineExceeded.
 		timeout = time.Until(dl) + time.Second
 	}
-	rec := &wire{}
+	rec := &wire{limit: bodyLimit(req.MaxAnswerBytes)}
 	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithAPIKey(a.cfg.APIKey),
@@ -112,5 +112,7 @@ func (a *Anthropic) Generate(ctx context.Context, req Request) (*Result, error) 
 		}
 	}
 	res.Text = sb.String()
+	// Header values and body fields may echo the key.
+	res.RequestID, res.FinishReason = scrub(res.RequestID, a.cfg.APIKey), scrub(res.FinishReason, a.cfg.APIKey)
 	return res, nil
 }

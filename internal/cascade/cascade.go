@@ -63,24 +63,35 @@ type Attempt struct {
 	// Omitted lists parameters left out and why, e.g. "temperature
 	// (gpt-5.4-nano does not accept it)".
 	Omitted []string `json:"omitted,omitempty"`
-	// OutputChars is the trimmed answer's length in UTF-16 units.
-	OutputChars  int     `json:"outputChars"`
-	FinishReason string  `json:"finishReason,omitempty"`
-	RequestID    string  `json:"requestId,omitempty"`
-	Usage        Usage   `json:"usage"`
-	CostUSD      float64 `json:"costUsd"`
+	// OutputChars is the trimmed answer's length in UTF-16 units, after
+	// the cut of OutputTruncated.
+	OutputChars int `json:"outputChars"`
+	// OutputTruncated: the trimmed answer was longer than
+	// cascade.max_answer_bytes and only that much of it (cut at a UTF-8
+	// character boundary) was kept; OutputOriginalBytes is its length
+	// before the cut, in bytes.
+	OutputTruncated     bool    `json:"outputTruncated,omitempty"`
+	OutputOriginalBytes int     `json:"outputOriginalBytes,omitempty"`
+	FinishReason        string  `json:"finishReason,omitempty"`
+	RequestID           string  `json:"requestId,omitempty"`
+	Usage               Usage   `json:"usage"`
+	CostUSD             float64 `json:"costUsd"`
 }
 
 // Outcome is the result of a cascade run. Text is the trimmed answer of the
 // attempt that succeeded; Usage and CostUSD add up every attempt.
 type Outcome struct {
-	Text      string    `json:"text"`
-	Model     string    `json:"model,omitempty"`
-	Provider  string    `json:"provider,omitempty"`
-	Attempts  []Attempt `json:"attempts"`
-	Usage     Usage     `json:"usage"`
-	CostUSD   float64   `json:"costUsd"`
-	LatencyMs int64     `json:"latencyMs"`
+	Text string `json:"text"`
+	// Truncated and OriginalBytes are the answering attempt's
+	// OutputTruncated and OutputOriginalBytes.
+	Truncated     bool      `json:"truncated,omitempty"`
+	OriginalBytes int       `json:"originalBytes,omitempty"`
+	Model         string    `json:"model,omitempty"`
+	Provider      string    `json:"provider,omitempty"`
+	Attempts      []Attempt `json:"attempts"`
+	Usage         Usage     `json:"usage"`
+	CostUSD       float64   `json:"costUsd"`
+	LatencyMs     int64     `json:"latencyMs"`
 }
 
 // FailedError is returned by Run when no model succeeded. It lists every
@@ -130,7 +141,8 @@ type Cascade struct {
 	Providers map[string]Provider
 	limiters  map[string]*rate.Limiter
 	rpm       map[string]int
-	secrets   []string
+	// redactor knows every provider's key.
+	redactor *Redactor
 	// keyless maps the providers that need a key and have none to where
 	// it was looked for.
 	keyless map[string]ProviderConfig
@@ -181,6 +193,7 @@ func New(s Settings, models Models, provs []ProviderConfig) (*Cascade, error) {
 		limiters:  map[string]*rate.Limiter{},
 		rpm:       map[string]int{},
 		keyless:   map[string]ProviderConfig{},
+		redactor:  NewRedactor(),
 	}
 	for _, pc := range provs {
 		if _, dup := c.Providers[pc.Name]; dup {
@@ -218,7 +231,7 @@ func (c *Cascade) addProvider(pc ProviderConfig) error {
 		c.rpm[pc.Name] = pc.RPM
 	}
 	if pc.APIKey != "" {
-		c.secrets = append(c.secrets, pc.APIKey)
+		c.redactor.add(pc.APIKey)
 	}
 	if pc.NeedsKey() {
 		c.keyless[pc.Name] = ProviderConfig{Name: pc.Name, Kind: pc.Kind, KeySource: pc.KeySource, KeyEnvs: pc.KeyEnvs}
@@ -317,7 +330,7 @@ func (c *Cascade) Order(fallback string) []string {
 
 // request is what an attempt at m sends, and what it leaves out.
 func (c *Cascade) request(in Input, m Model) (Request, []string) {
-	req := Request{System: in.System, User: in.User, Model: m.APIModel, MaxOutputTokens: c.Settings.MaxOutputTokens}
+	req := Request{System: in.System, User: in.User, Model: m.APIModel, MaxOutputTokens: c.Settings.MaxOutputTokens, MaxAnswerBytes: c.Settings.maxAnswerBytes()}
 	var omitted []string
 	if m.AcceptsTemperature {
 		t := c.Settings.Temperature
@@ -353,13 +366,19 @@ func (c *Cascade) Describe(in Input, order []string) []DryRun {
 		d.Omitted = append(omitted, d.Omitted...)
 		d.RPM = c.rpm[m.Provider]
 		d.URL = c.scrub(d.URL)
+		d.Auth = c.scrub(d.Auth)
 		d.Error = c.scrub(d.Error)
 		out = append(out, d)
 	}
 	return out
 }
 
-func (c *Cascade) scrub(s string) string { return scrub(s, c.secrets...) }
+// Redact removes every provider's key, in any letter case or masked the
+// way providers mask keys, and URL credentials from s. Everything the
+// cascade records, returns or prints goes through it.
+func (c *Cascade) Redact(s string) string { return c.redactor.Redact(s) }
+
+func (c *Cascade) scrub(s string) string { return c.Redact(s) }
 
 // Run tries the models of order (see Order) until one answers with at least
 // MinOutputChars UTF-16 units of trimmed text. The Outcome is returned even
@@ -376,6 +395,7 @@ func (c *Cascade) Run(ctx context.Context, in Input, order []string) (*Outcome, 
 		out.CostUSD = RoundUSD(out.CostUSD + a.CostUSD)
 		if a.Outcome == OutcomeOK {
 			out.Text, out.Model, out.Provider = text, a.Model, a.Provider
+			out.Truncated, out.OriginalBytes = a.OutputTruncated, a.OutputOriginalBytes
 			finish()
 			return out, nil
 		}
@@ -441,21 +461,30 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 		res, err := p.Generate(actx, req)
 		tr.LatencyMs = time.Since(t0).Milliseconds()
 		if err == nil {
-			tr.Status, tr.RequestID = res.HTTPStatus, res.RequestID
+			rid := c.scrub(res.RequestID)
+			tr.Status, tr.RequestID = res.HTTPStatus, rid
 			a.Tries = append(a.Tries, tr)
 			a.Usage = a.Usage.Add(res.Usage)
 			a.CostUSD = m.Cost(a.Usage)
-			a.FinishReason, a.RequestID = res.FinishReason, res.RequestID
+			a.FinishReason, a.RequestID = c.scrub(res.FinishReason), rid
 			for _, o := range res.Omitted {
-				a.Omitted = append(a.Omitted, o)
+				a.Omitted = append(a.Omitted, c.scrub(o))
 				if strings.HasPrefix(o, "temperature") {
 					a.Temperature = nil
 				}
 			}
+			// Redacted before the cut, so that no piece of a key is left
+			// at the end.
 			text := TrimJS(res.Text)
+			size := len(text)
+			text = c.scrub(text)
+			if max := c.Settings.maxAnswerBytes(); len(text) > max {
+				a.OutputTruncated, a.OutputOriginalBytes = true, size
+				text = CutUTF8(text, max)
+			}
 			a.OutputChars = history.Len16(text)
 			if a.OutputChars < c.Settings.MinOutputChars {
-				return done(OutcomeTooShort, fmt.Sprintf("answer of %d characters after trimming, under %d (finish reason %q)", a.OutputChars, c.Settings.MinOutputChars, res.FinishReason))
+				return done(OutcomeTooShort, fmt.Sprintf("answer of %d characters after trimming, under %d (finish reason %q)", a.OutputChars, c.Settings.MinOutputChars, a.FinishReason))
 			}
 			a.Outcome = OutcomeOK
 			a.LatencyMs = time.Since(start).Milliseconds()
@@ -465,7 +494,7 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 		if !errors.As(err, &pe) {
 			pe = &Error{Provider: m.Provider, Msg: err.Error()}
 		}
-		tr.Status, tr.Error, tr.Transient, tr.RequestID = pe.Status, c.scrub(pe.Error()), pe.Transient, pe.RequestID
+		tr.Status, tr.Error, tr.Transient, tr.RequestID = pe.Status, c.scrub(pe.Error()), pe.Transient, c.scrub(pe.RequestID)
 		if pe.HasRetryAfter {
 			ms := pe.RetryAfter.Milliseconds()
 			tr.RetryAfterMs = &ms

@@ -177,7 +177,9 @@ func resolve(pc *ProviderConfig, keyEnv, fileKey string, getenv func(string) str
 	}
 	u, err := url.Parse(pc.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil {
-		return fmt.Errorf("providers.%s: base_url %q is not an http(s) server root such as http://127.0.0.1:8080", pc.Name, scrub(pc.BaseURL, fileKey))
+		// Shown without its credentials: user:pass@ is redacted, and so is
+		// a key anywhere in it.
+		return fmt.Errorf("providers.%s: base_url %q is not an http(s) server root such as http://127.0.0.1:8080 (without user, password or query)", pc.Name, shownURL(pc.BaseURL, fileKey))
 	}
 	switch pc.MaxTokensField {
 	case "":
@@ -212,6 +214,16 @@ func resolve(pc *ProviderConfig, keyEnv, fileKey string, getenv func(string) str
 		pc.KeySource = "missing: " + strings.Join(where, ", ")
 	}
 	return nil
+}
+
+// shownURL is raw as an error may show it: without user information,
+// query and fragment (a key may hide there), and without key.
+func shownURL(raw, key string) string {
+	s := Redact(raw, key)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i+1] + Redacted
+	}
+	return s
 }
 
 // NeedsKey reports whether the provider cannot be used without an API key
@@ -270,7 +282,23 @@ type Settings struct {
 	// MinOutputChars: a trimmed answer shorter than this, in UTF-16 units,
 	// is "too short".
 	MinOutputChars int
+	// MaxAnswerBytes caps the answer kept, in bytes of UTF-8: a longer
+	// trimmed answer is cut at a character boundary and the attempt says
+	// so (Attempt.OutputTruncated). A response body longer than
+	// 4·MaxAnswerBytes + 1 MiB is not read to its end: the call fails.
+	// 0 means DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 	Retry          Retry
+}
+
+// DefaultMaxAnswerBytes is cascade.max_answer_bytes's default: 4 MiB.
+const DefaultMaxAnswerBytes = 4 << 20
+
+func (s Settings) maxAnswerBytes() int {
+	if s.MaxAnswerBytes > 0 {
+		return s.MaxAnswerBytes
+	}
+	return DefaultMaxAnswerBytes
 }
 
 // Retry bounds the retries of transient faults within one attempt.
@@ -291,6 +319,7 @@ func DefaultSettings() Settings {
 		Temperature:     0.1,
 		MaxOutputTokens: 20000,
 		MinOutputChars:  30,
+		MaxAnswerBytes:  DefaultMaxAnswerBytes,
 		Retry:           Retry{MaxTries: 4, BaseDelay: 500 * time.Millisecond, MaxDelay: 8 * time.Second},
 	}
 }
@@ -314,6 +343,12 @@ func LoadSettings(st *config.Store) (Settings, error) {
 	}
 	if st.IsSet(key("min_output_chars")) {
 		s.MinOutputChars = st.Int(key("min_output_chars"))
+	}
+	if st.IsSet(key("max_answer_bytes")) {
+		s.MaxAnswerBytes = st.Int(key("max_answer_bytes"))
+		if s.MaxAnswerBytes <= 0 {
+			return s, fmt.Errorf("cascade.max_answer_bytes must be > 0, got %v", st.Get(key("max_answer_bytes")))
+		}
 	}
 	if st.IsSet(key("max_tries")) {
 		s.Retry.MaxTries = st.Int(key("max_tries"))
@@ -340,6 +375,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("cascade.max_output_tokens must be > 0, got %d", s.MaxOutputTokens)
 	case s.MinOutputChars < 0:
 		return fmt.Errorf("cascade.min_output_chars must be ≥ 0, got %d", s.MinOutputChars)
+	case s.MaxAnswerBytes < 0:
+		return fmt.Errorf("cascade.max_answer_bytes must be > 0, got %d", s.MaxAnswerBytes)
 	case s.Retry.MaxTries < 1:
 		return fmt.Errorf("cascade.max_tries must be ≥ 1, got %d", s.Retry.MaxTries)
 	case s.Retry.BaseDelay < 0 || s.Retry.MaxDelay < 0:

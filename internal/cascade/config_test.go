@@ -56,7 +56,7 @@ func TestDefaultConfig(t *testing.T) {
 	}
 	want := Settings{
 		Models:  []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5"},
-		Timeout: 30 * time.Second, Temperature: 0.1, MaxOutputTokens: 20000, MinOutputChars: 30,
+		Timeout: 30 * time.Second, Temperature: 0.1, MaxOutputTokens: 20000, MinOutputChars: 30, MaxAnswerBytes: 4 << 20,
 		Retry: Retry{MaxTries: 4, BaseDelay: 500 * time.Millisecond, MaxDelay: 8 * time.Second},
 	}
 	if d := cmp.Diff(want, s); d != "" {

@@ -73,7 +73,7 @@ func (g *Gemini) Generate(ctx context.Context, req Request) (*Result, error) {
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	rec := &wire{}
+	rec := &wire{limit: bodyLimit(req.MaxAnswerBytes)}
 	ctx = withWire(ctx, rec)
 	start := time.Now()
 	noContinuation := false
@@ -124,6 +124,8 @@ func (g *Gemini) Generate(ctx context.Context, req Request) (*Result, error) {
 	} else if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
 		res.FinishReason = "blocked: " + string(pf.BlockReason)
 	}
+	// Header values and body fields may echo the key.
+	res.RequestID, res.FinishReason = scrub(res.RequestID, g.cfg.APIKey), scrub(res.FinishReason, g.cfg.APIKey)
 	return res, nil
 }
 

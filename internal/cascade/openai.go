@@ -79,7 +79,7 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (*Result, error) {
 	}
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	rec := &wire{}
+	rec := &wire{limit: bodyLimit(req.MaxAnswerBytes)}
 	patch := o.bodyPatch(req)
 	cc := openai.DefaultConfig(o.cfg.APIKey)
 	cc.BaseURL = o.apiBase()
@@ -117,6 +117,8 @@ func (o *OpenAI) Generate(ctx context.Context, req Request) (*Result, error) {
 		res.Text = resp.Choices[0].Message.Content
 		res.FinishReason = string(resp.Choices[0].FinishReason)
 	}
+	// Header values and body fields may echo the key.
+	res.RequestID, res.FinishReason = scrub(res.RequestID, o.cfg.APIKey), scrub(res.FinishReason, o.cfg.APIKey)
 	return res, nil
 }
 

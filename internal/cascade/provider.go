@@ -10,7 +10,12 @@
 //
 // API keys never leave a provider: results, errors, attempt records, dry-run
 // descriptions and String forms carry "[redacted]" or the name of the
-// environment variable the key came from, never the key.
+// environment variable the key came from, never the key. Every header value
+// and body excerpt kept (request ids, error messages, finish reasons, the
+// answer) goes through Redactor: the key in any letter case, the key as
+// providers mask it (sk-proj-ZZOP*****cdef) and URL credentials are removed.
+//
+// Answers are capped: Settings.MaxAnswerBytes (cascade.max_answer_bytes).
 package cascade
 
 import (
@@ -42,6 +47,10 @@ type Request struct {
 	MaxOutputTokens int
 	// Timeout bounds the call when > 0, on top of the context's deadline.
 	Timeout time.Duration
+	// MaxAnswerBytes, when > 0, bounds the response body read: at most
+	// bodyLimit(MaxAnswerBytes) bytes; a longer body fails the call. The
+	// cascade cuts the answer itself to MaxAnswerBytes.
+	MaxAnswerBytes int
 }
 
 // Usage is a token count as the provider reports it.

@@ -2,6 +2,7 @@ package cascade
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/history"
 )
@@ -20,3 +21,27 @@ func isJSSpace(r rune) bool {
 }
 
 func len16(s string) int { return history.Len16(s) }
+
+// CutUTF8 is the longest prefix of s of at most max bytes that does not
+// split a UTF-8 sequence (an invalid byte counts as one character).
+func CutUTF8(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	// Back up to the start of the character that straddles the cut, at
+	// most utf8.UTFMax-1 bytes.
+	for j := max; j > 0 && j > max-utf8.UTFMax; j-- {
+		if utf8.RuneStart(s[j]) {
+			i = j
+			break
+		}
+	}
+	if r, size := utf8.DecodeRuneInString(s[i:]); !(r == utf8.RuneError && size == 1) && i+size <= max {
+		i += size
+	}
+	return s[:i]
+}

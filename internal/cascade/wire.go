@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +21,10 @@ import (
 // these into errors of their own types and wording; the record lets the
 // cascade classify them the same way for every provider.
 type wire struct {
+	// limit caps the bytes read of a response body (see bodyLimit); 0: no
+	// cap. Set before the call.
+	limit int64
+
 	mu      sync.Mutex
 	status  int
 	header  http.Header
@@ -78,25 +81,64 @@ func (t *wireTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	rec.status = resp.StatusCode
 	rec.header = resp.Header.Clone()
-	resp.Body = &wireBody{ReadCloser: resp.Body, rec: rec}
+	resp.Body = &wireBody{ReadCloser: resp.Body, rec: rec, left: rec.limit, limited: rec.limit > 0}
 	return resp, nil
 }
 
+// errBodyTooLarge ends the read of a response body longer than its limit.
+var errBodyTooLarge = errors.New("response body too large")
+
+// wireBody records read errors and stops reading after left bytes.
 type wireBody struct {
 	io.ReadCloser
-	rec *wire
+	rec     *wire
+	left    int64
+	limited bool
 }
 
 func (b *wireBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		b.rec.mu.Lock()
-		if b.rec.bodyErr == nil {
-			b.rec.bodyErr = err
+	if b.limited {
+		if b.left <= 0 {
+			// At the limit: one byte more means the body is too large.
+			var one [1]byte
+			if n, err := io.ReadFull(b.ReadCloser, one[:]); n == 0 {
+				if err != io.EOF {
+					b.record(err)
+				}
+				return 0, err
+			}
+			b.record(errBodyTooLarge)
+			return 0, errBodyTooLarge
 		}
-		b.rec.mu.Unlock()
+		if int64(len(p)) > b.left {
+			p = p[:b.left]
+		}
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if err != nil && err != io.EOF {
+		b.record(err)
 	}
 	return n, err
+}
+
+func (b *wireBody) record(err error) {
+	b.rec.mu.Lock()
+	if b.rec.bodyErr == nil {
+		b.rec.bodyErr = err
+	}
+	b.rec.mu.Unlock()
+}
+
+// bodyLimit is the most of a response body read for an answer of at most
+// maxAnswer bytes: JSON escapes make the body longer than the answer, so
+// four times as much and 1 MiB for the rest of the body. A longer body is
+// not read further and the call fails. 0: no limit.
+func bodyLimit(maxAnswer int) int64 {
+	if maxAnswer <= 0 {
+		return 0
+	}
+	return 4*int64(maxAnswer) + 1<<20
 }
 
 // patchBody returns a copy of req whose JSON object body went through patch.
@@ -165,9 +207,11 @@ func classify(ctx context.Context, provider string, err error, rec *wire, key st
 	e := &Error{Provider: provider, Status: status}
 	if header != nil {
 		e.RetryAfter, e.HasRetryAfter = retryAfter(header, time.Now())
-		e.RequestID = firstHeader(header, "request-id", "x-request-id")
+		e.RequestID = scrub(firstHeader(header, "request-id", "x-request-id"), key)
 	}
 	switch {
+	case errors.Is(bodyErr, errBodyTooLarge):
+		// Not transient: the same request gets the same answer.
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		e.Canceled = true
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
@@ -183,6 +227,8 @@ func classify(ctx context.Context, provider string, err error, rec *wire, key st
 	}
 	msg := err.Error()
 	switch {
+	case errors.Is(bodyErr, errBodyTooLarge):
+		msg = fmt.Sprintf("the response body is over %d bytes (4 × cascade.max_answer_bytes + 1 MiB) and was not read to its end", rec.limit)
 	case e.Timeout:
 		msg = "timed out: " + msg
 	case e.Transient && bodyErr != nil:
@@ -248,26 +294,6 @@ func firstHeader(h http.Header, names ...string) string {
 		}
 	}
 	return ""
-}
-
-// Redacted replaces a key in messages.
-const Redacted = "[redacted]"
-
-// scrub replaces every occurrence of each key in s, also URL-escaped.
-func scrub(s string, keys ...string) string {
-	for _, k := range keys {
-		if k == "" {
-			continue
-		}
-		s = strings.ReplaceAll(s, k, Redacted)
-		if q := url.QueryEscape(k); q != k {
-			s = strings.ReplaceAll(s, q, Redacted)
-		}
-		if q := url.PathEscape(k); q != k {
-			s = strings.ReplaceAll(s, q, Redacted)
-		}
-	}
-	return s
 }
 
 // joinURL is base (a server root) followed by path.

@@ -50,7 +50,9 @@
 // one message. A line whose chain of parents never reaches a root (a
 // parent_id that points nowhere, a cycle) is left out with everything
 // below it: a cycle is an error for the whole branch, and choosing a leaf
-// on such a branch is an error.
+// on such a branch is an error. A cycle is one problem, on the line of its
+// first member, giving its length and a few of its ids; each line below it
+// gets a short problem pointing there.
 package convo
 
 import (

@@ -255,15 +255,20 @@ func linkTree(recs []*rec, byID map[string]*rec, unreadable []int, report func(*
 				for walk[i] != rc {
 					i++
 				}
-				cycle := walk[i:]
-				desc := cycleDesc(cycle)
+				// One problem for the whole cycle, on its first line, and
+				// one short cause for everything below it: a cycle of n
+				// messages costs O(n), not n reports of n ids each.
+				cycle := rotateToFirstLine(walk[i:])
 				for _, c := range cycle {
 					c.reach = reachNot
-					why[c] = fmt.Sprintf("below the parent cycle %s", desc)
-					report(c, fmt.Sprintf("parent cycle %s: no root above it; the whole branch is left out", desc))
 				}
+				report(cycle[0], fmt.Sprintf("parent cycle of %s: %s: no root above it; the cycle and everything below it are left out",
+					plural(len(cycle), "message"), cycleDesc(cycle)))
 				walk = walk[:i]
-				result, cause = reachNot, why[cycle[0]]
+				result, cause = reachNot, fmt.Sprintf("below the parent cycle reported on line %d", cycle[0].line)
+				for _, c := range cycle {
+					why[c] = cause
+				}
 				break
 			}
 			walk = append(walk, rc)
@@ -337,16 +342,48 @@ func linkTree(recs []*rec, byID map[string]*rec, unreadable []int, report func(*
 	return usable
 }
 
+// cycleShown is how many members of a cycle its problem names: all of
+// a short cycle; the first cycleShown-1 and the last of a longer one.
+const cycleShown = 5
+
+// rotateToFirstLine returns cycle (in parent order) starting at the member
+// whose line comes first, so a cycle reads the same whichever line the
+// walk entered it by.
+func rotateToFirstLine(cycle []*rec) []*rec {
+	first := 0
+	for i, c := range cycle {
+		if c.line < cycle[first].line {
+			first = i
+		}
+	}
+	return append(append([]*rec(nil), cycle[first:]...), cycle[:first]...)
+}
+
+// cycleDesc names the members of cycle in parent order, at most
+// cycleShown of them, back to the first: "a" (line 1) → "b" (line 2) → "a".
 func cycleDesc(cycle []*rec) string {
 	var b strings.Builder
+	member := func(c *rec) { fmt.Fprintf(&b, "%q (line %d)", c.msg.ID, c.line) }
 	for i, c := range cycle {
+		if len(cycle) > cycleShown && i == cycleShown-1 {
+			fmt.Fprintf(&b, " → … %d more … → ", len(cycle)-cycleShown)
+			member(cycle[len(cycle)-1])
+			break
+		}
 		if i > 0 {
 			b.WriteString(" → ")
 		}
-		fmt.Fprintf(&b, "%q (line %d)", c.msg.ID, c.line)
+		member(c)
 	}
 	fmt.Fprintf(&b, " → %q", cycle[0].msg.ID)
 	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 func lineList(lines []int) string {

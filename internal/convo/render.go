@@ -34,6 +34,19 @@ func CompactHistory(msgs []strategy.Message, previous string, profile *serialize
 		b.WriteString(previous)
 		b.WriteString(serialize.PrevClose)
 	}
+	compactTurns(msgs, profile, func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	})
+	return b.String()
+}
+
+// compactTurns calls turn with each turn of the compact history of msgs
+// (see CompactHistory; never ""), in order. Each turn is whole: a parser
+// reading the turns joined with "\n" reads the turns of each one alone.
+func compactTurns(msgs []strategy.Message, profile *serialize.Profile, turn func(string)) {
 	results := map[string]string{}
 	rawCalls := map[string]bool{}
 	for _, m := range msgs {
@@ -46,21 +59,14 @@ func CompactHistory(msgs []strategy.Message, previous string, profile *serialize
 			}
 		}
 	}
-	turn := func(s string) {
-		if s == "" {
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(s)
-	}
 	for _, m := range msgs {
 		if m.Synthetic {
 			continue
 		}
 		if m.Raw != nil {
-			turn(serialize.Serialize([]history.Value{withoutSummary(*m.Raw)}, serialize.Options{Profile: profile}))
+			if s := serialize.Serialize([]history.Value{withoutSummary(*m.Raw)}, serialize.Options{Profile: profile}); s != "" {
+				turn(s)
+			}
 			continue
 		}
 		switch m.Role {
@@ -86,7 +92,6 @@ func CompactHistory(msgs []strategy.Message, previous string, profile *serialize
 			}
 		}
 	}
-	return b.String()
 }
 
 // withoutSummary returns msg without metadata.compressedHistory (a

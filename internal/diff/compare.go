@@ -101,6 +101,10 @@ type Comparison struct {
 	SectionCounts map[string]int `json:"sectionCounts"`
 	Worse         []string       `json:"worse"`
 	Warnings      []string       `json:"warnings,omitempty"`
+	// Bounded names the measures that were approximated because the
+	// briefings are too large for the exact computation (BoundedRougeL,
+	// BoundedReuse); absent when every measure is exact.
+	Bounded []string `json:"bounded,omitempty"`
 }
 
 // Measures --fail-on can gate on.
@@ -167,8 +171,13 @@ func Compare(in Input) *Comparison {
 	bb := newBriefing(in.B)
 	c.A = measure(in.AFile, ab, items, in.HasHistory, target, c.PreviousChars, profile)
 	c.B = measure(in.BFile, bb, items, in.HasHistory, target, c.PreviousChars, profile)
-	c.Similarity.RougeL = ComputeRougeL(in.A, in.B)
-	c.Similarity.SentencesA, c.Similarity.SentencesReused = sentenceReuse(ab.sents, bb.cover)
+	var bounded bool
+	if c.Similarity.RougeL, bounded = computeRougeL(in.A, in.B, LCSWorkBudget); bounded {
+		c.Bounded = append(c.Bounded, BoundedRougeL)
+	}
+	if c.Similarity.SentencesA, c.Similarity.SentencesReused, bounded = sentenceReuse(ab.sents, bb.cover, ReuseVisitBudget); bounded {
+		c.Bounded = append(c.Bounded, BoundedReuse)
+	}
 	if c.Similarity.SentencesA > 0 {
 		c.Similarity.SentenceReuse = round4(float64(c.Similarity.SentencesReused) / float64(c.Similarity.SentencesA))
 	}

@@ -75,8 +75,15 @@ func userTurn(s string) (text, rest string) {
 	var b strings.Builder
 	for {
 		end := strings.Index(s, "</user>")
-		sc := strings.Index(s, "<slash-command")
-		if sc >= 0 && (end < 0 || sc < end) {
+		// Only a block that starts before the turn's end matters: search
+		// no further (the rest of a long history would make parsing
+		// quadratic in its number of turns).
+		within := s
+		if end >= 0 {
+			within = s[:end]
+		}
+		sc := strings.Index(within, "<slash-command")
+		if sc >= 0 {
 			b.WriteString(s[:sc])
 			close := strings.Index(s[sc:], "]]></slash-command>")
 			if close < 0 {

@@ -120,6 +120,9 @@ func writeComparisonText(w *bufio.Writer, c *Comparison, opt TextOptions, p pain
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(w, "%s  %s\n", pad("warning", wl), warn)
 	}
+	if len(c.Bounded) > 0 {
+		fmt.Fprintf(w, "%s  %s\n", pad("bounded", wl), boundedText(c.Bounded))
+	}
 	if !opt.Stat {
 		for _, side := range []struct {
 			name string
@@ -247,6 +250,11 @@ func measureRows(c *Comparison) [][3]string {
 func similarityText(s Similarity) string {
 	return fmt.Sprintf("ROUGE-L F1 %.4f (P %.4f, R %.4f), sentence reuse %.4f (%d/%d)",
 		s.RougeL.F1, s.RougeL.Precision, s.RougeL.Recall, s.SentenceReuse, s.SentencesReused, s.SentencesA)
+}
+
+// boundedText is the note on measures that were approximated.
+func boundedText(ms []string) string {
+	return strings.Join(ms, ", ") + " (approximated: the briefings are too large for an exact measure; the values are lower bounds)"
 }
 
 func sectionCountsText(c *Comparison) string {
@@ -510,6 +518,9 @@ func writeComparisonMarkdown(w *bufio.Writer, c *Comparison, opt TextOptions) {
 	}
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(w, "> warning: %s\n\n", warn)
+	}
+	if len(c.Bounded) > 0 {
+		fmt.Fprintf(w, "> bounded: %s\n\n", boundedText(c.Bounded))
 	}
 	if !opt.Stat && c.HasHistory {
 		for _, side := range []struct {

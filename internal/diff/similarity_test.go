@@ -76,7 +76,7 @@ func TestRougeLOnSmallTexts(t *testing.T) {
 func TestSentenceReuseCountsSentencesWhoseContentReappears(t *testing.T) {
 	a := "## A\n\nYou changed the button colour to teal. The user approved the change. Tests passed on the first run. OK."
 	b := "## B\n\nThe button colour became teal after your change. Lint was clean."
-	total, reused := sentenceReuse(analyzeAll(Sentences(a)), newCoverIndex(analyzeAll(Sentences(b))))
+	total, reused, _ := sentenceReuse(analyzeAll(Sentences(a)), newCoverIndex(analyzeAll(Sentences(b))), ReuseVisitBudget)
 	// "OK." has no content words; of the other three only the first
 	// reappears (button, colour, teal, chang: 4 of 4).
 	if total != 3 || reused != 1 {

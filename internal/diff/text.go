@@ -169,16 +169,21 @@ func isListItem(t string) bool {
 // digits. Everything else separates words.
 func Words(s string) []string {
 	out := make([]string, 0, len(s)/6)
-	start := -1
-	upper := false
-	emit := func(end int) {
+	eachWord(s, func(start, end int, upper bool) {
 		w := s[start:end]
 		if upper {
 			w = strings.ToLower(w)
 		}
 		out = append(out, w)
-		start, upper = -1, false
-	}
+	})
+	return out
+}
+
+// eachWord calls fn with the bounds of each word of s (see Words); upper
+// reports that the word is not all lower case.
+func eachWord(s string, fn func(start, end int, upper bool)) {
+	start := -1
+	upper := false
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -194,7 +199,8 @@ func Words(s string) []string {
 				upper = true
 			default:
 				if start >= 0 {
-					emit(i)
+					fn(start, i, upper)
+					start, upper = -1, false
 				}
 			}
 			i++
@@ -207,14 +213,14 @@ func Words(s string) []string {
 			}
 			upper = upper || !unicode.IsLower(r)
 		} else if start >= 0 {
-			emit(i)
+			fn(start, i, upper)
+			start, upper = -1, false
 		}
 		i += size
 	}
 	if start >= 0 {
-		emit(len(s))
+		fn(start, len(s), upper)
 	}
-	return out
 }
 
 // stopWords are left out of content words. They include the fragments
@@ -335,6 +341,10 @@ type coverIndex struct {
 	stamp    []int32
 	count    []int32 // per window
 	hits     []int32 // per sentence
+	touched  []int32 // sentences with hits in the current query
+	// visits counts the postings entries read by every query so far: the
+	// work done, which a caller may put a budget on.
+	visits int64
 }
 
 func newCoverIndex(sents []sentence) *coverIndex {
@@ -344,6 +354,9 @@ func newCoverIndex(sents []sentence) *coverIndex {
 		stamp:    make([]int32, len(sents)+1),
 		count:    make([]int32, len(sents)+1),
 		hits:     make([]int32, len(sents)+1),
+	}
+	for i := range ix.stamp {
+		ix.stamp[i] = -1
 	}
 	for i, s := range sents {
 		for _, w := range s.words {
@@ -357,18 +370,21 @@ func newCoverIndex(sents []sentence) *coverIndex {
 // some window reaches min; with wantNeg, that window must also hold a
 // negation or a contrast in one of its sentences that holds some of the
 // words (not in an unrelated neighbour). Window w is sentences w and w+1.
+// The work is proportional to the postings of the words, not to the
+// length of the text: only the windows touched are counted and reset.
 func (ix *coverIndex) best(words []string, min float64, wantNeg bool) (share float64, ok bool) {
 	n := len(ix.sents)
 	if len(words) == 0 || n == 0 {
 		return 0, false
 	}
-	for i := range ix.stamp {
-		ix.stamp[i] = -1
-		ix.count[i] = 0
-		ix.hits[i] = 0
-	}
+	ix.touched = ix.touched[:0]
 	for k, w := range words {
-		for _, s := range ix.postings[w] {
+		ps := ix.postings[w]
+		ix.visits += int64(len(ps))
+		for _, s := range ps {
+			if ix.hits[s] == 0 {
+				ix.touched = append(ix.touched, s)
+			}
 			ix.hits[s]++
 			for _, win := range [2]int32{s - 1, s} {
 				if win < 0 || ix.stamp[win] == int32(k) {
@@ -387,12 +403,27 @@ func (ix *coverIndex) best(words []string, min float64, wantNeg bool) (share flo
 		return i < n && ix.hits[i] > 0 && (ix.sents[i].negation || ix.sents[i].contrast)
 	}
 	var top int32
-	for win, c := range ix.count {
-		if c > top {
-			top = c
+	for _, s := range ix.touched {
+		for _, win := range [2]int32{s - 1, s} {
+			if win < 0 {
+				continue
+			}
+			c := ix.count[win]
+			if c > top {
+				top = c
+			}
+			if !ok && c >= need && c > 0 && (!wantNeg || negated(int(win)) || negated(int(win)+1)) {
+				ok = true
+			}
 		}
-		if !ok && c >= need && c > 0 && (!wantNeg || negated(win) || negated(win+1)) {
-			ok = true
+	}
+	for _, s := range ix.touched {
+		ix.hits[s] = 0
+		for _, win := range [2]int32{s - 1, s} {
+			if win >= 0 {
+				ix.stamp[win] = -1
+				ix.count[win] = 0
+			}
 		}
 	}
 	return float64(top) / float64(len(words)), ok

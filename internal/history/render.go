@@ -37,17 +37,26 @@ func JSONLen16(v Value) (int, error) {
 	if err := w.value(v, nil); err != nil {
 		return 0, err
 	}
+	if w.n > MaxStringLength {
+		return 0, ErrStringLength
+	}
 	return w.n, nil
 }
 
 // AppendJSON appends JSON.stringify(v) to b.
 func AppendJSON(b []byte, v Value) ([]byte, error) {
-	w := jsonWriter{b: b}
+	w := jsonWriter{b: b, base: len(b)}
 	err := w.value(v, nil)
 	return w.b, err
 }
 
-type jsonWriter struct{ b []byte }
+type jsonWriter struct {
+	b []byte
+	// base is where the text began in b; memo, once a shared container
+	// has been met, holds where each one's text is in b (shared.go).
+	base int
+	memo map[*Container][2]int
+}
 
 func onStack(stack []*Container, c *Container) bool {
 	for _, s := range stack {
@@ -88,17 +97,10 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 		if onStack(stack, v.c) {
 			return ErrCircular
 		}
-		stack = append(stack, v.c)
-		w.b = append(w.b, '[')
-		for i, e := range v.cc().Vals {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			if err := w.value(e, stack); err != nil {
-				return err
-			}
+		if v.cc().isShared() {
+			return w.shared(v, stack)
 		}
-		w.b = append(w.b, ']')
+		return w.array(v, stack)
 	case TypedArray:
 		w.b = append(w.b, '{')
 		for i, e := range v.cc().Vals {
@@ -115,26 +117,51 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 		if onStack(stack, v.c) {
 			return ErrCircular
 		}
-		stack = append(stack, v.c)
-		w.b = append(w.b, '{')
-		first := true
-		for i, k := range v.cc().Keys {
-			e := v.cc().Vals[i]
-			if e.k == Undefined {
-				continue
-			}
-			if !first {
-				w.b = append(w.b, ',')
-			}
-			first = false
-			w.b = appendQuoted(w.b, k)
-			w.b = append(w.b, ':')
-			if err := w.value(e, stack); err != nil {
-				return err
-			}
+		if v.cc().isShared() {
+			return w.shared(v, stack)
 		}
-		w.b = append(w.b, '}')
+		return w.object(v, stack)
 	}
+	return nil
+}
+
+// array writes an Array that is not on the stack.
+func (w *jsonWriter) array(v Value, stack []*Container) error {
+	stack = append(stack, v.c)
+	w.b = append(w.b, '[')
+	for i, e := range v.cc().Vals {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		if err := w.value(e, stack); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, ']')
+	return nil
+}
+
+// object writes an Object or Error that is not on the stack.
+func (w *jsonWriter) object(v Value, stack []*Container) error {
+	stack = append(stack, v.c)
+	w.b = append(w.b, '{')
+	first := true
+	for i, k := range v.cc().Keys {
+		e := v.cc().Vals[i]
+		if e.k == Undefined {
+			continue
+		}
+		if !first {
+			w.b = append(w.b, ',')
+		}
+		first = false
+		w.b = appendQuoted(w.b, k)
+		w.b = append(w.b, ':')
+		if err := w.value(e, stack); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, '}')
 	return nil
 }
 
@@ -192,7 +219,12 @@ func appendQuoted(b []byte, s string) []byte {
 
 // lenWriter computes the UTF-16 length of JSON.stringify without building
 // the text.
-type lenWriter struct{ n int }
+type lenWriter struct {
+	n int
+	// memo, once a shared container has been met, holds each one's
+	// length (shared.go).
+	memo map[*Container]int
+}
 
 func (w *lenWriter) value(v Value, stack []*Container) error {
 	switch v.k {
@@ -223,16 +255,10 @@ func (w *lenWriter) value(v Value, stack []*Container) error {
 		if onStack(stack, v.c) {
 			return ErrCircular
 		}
-		stack = append(stack, v.c)
-		w.n += 2
-		for i, e := range v.cc().Vals {
-			if i > 0 {
-				w.n++
-			}
-			if err := w.value(e, stack); err != nil {
-				return err
-			}
+		if v.cc().isShared() {
+			return w.shared(v, stack)
 		}
+		return w.array(v, stack)
 	case TypedArray:
 		b, _ := AppendJSON(nil, v)
 		w.n += len(b)
@@ -240,22 +266,46 @@ func (w *lenWriter) value(v Value, stack []*Container) error {
 		if onStack(stack, v.c) {
 			return ErrCircular
 		}
-		stack = append(stack, v.c)
-		w.n += 2
-		first := true
-		for i, k := range v.cc().Keys {
-			e := v.cc().Vals[i]
-			if e.k == Undefined {
-				continue
-			}
-			if !first {
-				w.n++
-			}
-			first = false
-			w.n += quotedLen16(k) + 1
-			if err := w.value(e, stack); err != nil {
-				return err
-			}
+		if v.cc().isShared() {
+			return w.shared(v, stack)
+		}
+		return w.object(v, stack)
+	}
+	return nil
+}
+
+// array measures an Array that is not on the stack.
+func (w *lenWriter) array(v Value, stack []*Container) error {
+	stack = append(stack, v.c)
+	w.n += 2
+	for i, e := range v.cc().Vals {
+		if i > 0 {
+			w.n++
+		}
+		if err := w.value(e, stack); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// object measures an Object or Error that is not on the stack.
+func (w *lenWriter) object(v Value, stack []*Container) error {
+	stack = append(stack, v.c)
+	w.n += 2
+	first := true
+	for i, k := range v.cc().Keys {
+		e := v.cc().Vals[i]
+		if e.k == Undefined {
+			continue
+		}
+		if !first {
+			w.n++
+		}
+		first = false
+		w.n += quotedLen16(k) + 1
+		if err := w.value(e, stack); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -479,12 +529,38 @@ func ToString(v Value) string {
 	case Object:
 		return "[object Object]"
 	}
-	var b strings.Builder
-	toString(&b, v, nil)
-	return b.String()
+	s, _ := ToStringChecked(v)
+	return s
 }
 
-func toString(b *strings.Builder, v Value, stack []*Container) {
+// ToStringChecked is ToString with the error where String(v) cannot be
+// built: ErrTooLarge when v holds shared references (superjson's
+// referentialEqualities) and its text would pass MaxSharedOutput bytes.
+// ToString gives "" then.
+func ToStringChecked(v Value) (string, error) {
+	switch v.k {
+	case String, BigInt, RegExp, URL:
+		return v.s, nil
+	case Number:
+		return NumberToString(v.n), nil
+	case Undefined:
+		return "undefined", nil
+	case Null:
+		return "null", nil
+	case Object:
+		return "[object Object]", nil
+	}
+	var b strings.Builder
+	if toString(&b, v, nil) {
+		return b.String(), nil
+	}
+	// A shared container: again, memoized and capped.
+	return toStringShared(v)
+}
+
+// toString writes String(v) to b; false, with b unfinished, when it meets
+// a container marked shared.
+func toString(b *strings.Builder, v Value, stack []*Container) bool {
 	switch v.k {
 	case Undefined:
 		b.WriteString("undefined")
@@ -509,33 +585,47 @@ func toString(b *strings.Builder, v Value, stack []*Container) {
 	case Object:
 		b.WriteString("[object Object]")
 	case Error:
-		name := "Error"
-		if nv, ok := v.lookup("name"); ok && v.cc().Vals[nv].k != Undefined {
-			name = ToString(v.cc().Vals[nv])
+		s, err := errorString(v)
+		if err != nil {
+			return false
 		}
-		msg := v.s
-		switch {
-		case name == "":
-			b.WriteString(msg)
-		case msg == "":
-			b.WriteString(name)
-		default:
-			b.WriteString(name)
-			b.WriteString(": ")
-			b.WriteString(msg)
-		}
+		b.WriteString(s)
 	case Array, TypedArray:
 		if onStack(stack, v.c) {
-			return
+			return true
+		}
+		if v.cc().isShared() {
+			return false
 		}
 		stack = append(stack, v.c)
 		for i, e := range v.cc().Vals {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if e.k > Null {
-				toString(b, e, stack)
+			if e.k > Null && !toString(b, e, stack) {
+				return false
 			}
 		}
 	}
+	return true
+}
+
+// errorString is String(e) for an Error: "name: message", either alone
+// when the other is empty.
+func errorString(v Value) (string, error) {
+	name := "Error"
+	if nv, ok := v.lookup("name"); ok && v.cc().Vals[nv].k != Undefined {
+		var err error
+		if name, err = ToStringChecked(v.cc().Vals[nv]); err != nil {
+			return "", err
+		}
+	}
+	msg := v.s
+	switch {
+	case name == "":
+		return msg, nil
+	case msg == "":
+		return name, nil
+	}
+	return name + ": " + msg, nil
 }

@@ -260,6 +260,9 @@ func (d *decoder) applyEqualities(root, ann Value) (Value, error) {
 		if identical.k != Array {
 			return &DecodeError{Path: path, Err: errors.New("TypeError: identicalPaths.map is not a function")}
 		}
+		if len(identical.Elems()) > 0 {
+			markShared(obj)
+		}
 		for _, ip := range identical.Elems() {
 			q, err := d.parsePath(ToString(ip))
 			if err != nil {
@@ -299,6 +302,7 @@ func (d *decoder) applyEqualities(root, ann Value) (Value, error) {
 				return Value{}, err
 			}
 			self := root
+			markShared(self)
 			if root, err = setDeep(root, q, func(Value) (Value, error) { return self, nil }); err != nil {
 				return Value{}, &DecodeError{Path: ToString(rp), Err: err}
 			}

@@ -378,7 +378,13 @@ func StrictEquals(a, b Value) bool {
 type containerExt struct {
 	mapKeys []Value        // a Map's keys (Vals holds the values)
 	index   map[string]int // key -> position, for objects of over 16 keys
+	// shared is set on a container that superjson's referentialEqualities
+	// put in more than one place: the renderings memoize it (shared.go).
+	shared bool
 }
+
+// isShared reports whether c is marked shared; c must be materialized.
+func (c *Container) isShared() bool { return c.x != nil && c.x.shared }
 
 func (c *Container) mapKeys() []Value {
 	if c.x == nil {

@@ -44,6 +44,14 @@ type Generator interface {
 	Describe(in cascade.Input, order []string) []cascade.DryRun
 }
 
+// Redacter is a Generator that knows its keys (*cascade.Cascade): every
+// text of a record, of output.md and of an Item goes through Redact before
+// it is written or returned. Without it, URL credentials are still
+// removed.
+type Redacter interface {
+	Redact(s string) string
+}
+
 // IsBundle reports whether dir holds a playground bundle.
 func IsBundle(dir string) bool {
 	for _, f := range []string{FileSystemPrompt, FileUserMessage, FileMetadata} {
@@ -191,11 +199,16 @@ type Record struct {
 	UserSha256   string   `json:"userSha256"`
 	OutputChars  int      `json:"outputChars"`
 	OutputSha256 string   `json:"outputSha256,omitempty"`
-	LatencyMs    int64    `json:"latencyMs"`
-	Error        string   `json:"error,omitempty"`
-	ToolVersion  string   `json:"toolVersion"`
-	StartedAt    string   `json:"startedAt"`
-	FinishedAt   string   `json:"finishedAt"`
+	// OutputTruncated: the answer was longer than cascade.max_answer_bytes
+	// and output.md holds only that much of it; OutputOriginalBytes is its
+	// length before the cut.
+	OutputTruncated     bool   `json:"outputTruncated,omitempty"`
+	OutputOriginalBytes int    `json:"outputOriginalBytes,omitempty"`
+	LatencyMs           int64  `json:"latencyMs"`
+	Error               string `json:"error,omitempty"`
+	ToolVersion         string `json:"toolVersion"`
+	StartedAt           string `json:"startedAt"`
+	FinishedAt          string `json:"finishedAt"`
 }
 
 // OK reports whether the replay produced an answer.
@@ -244,7 +257,9 @@ type Item struct {
 	Usage   Usage   `json:"usage"`
 	CostUSD float64 `json:"costUsd"`
 	Latency int64   `json:"latencyMs"`
-	Error   string  `json:"error,omitempty"`
+	// Truncated: the answer kept was cut (Record.OutputTruncated).
+	Truncated bool   `json:"outputTruncated,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // Item statuses.
@@ -340,6 +355,16 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 // (no model could be sent to: no key, no model entry) gets no record: it
 // is an error of the run, not an answer of a model.
 func replayOne(gen Generator, opts Options, bundle string) Item {
+	redact := func(s string) string { return cascade.Redact(s) }
+	if r, ok := gen.(Redacter); ok {
+		redact = r.Redact
+	}
+	it := replayOneRaw(gen, opts, bundle, redact)
+	it.Error = redact(it.Error)
+	return it
+}
+
+func replayOneRaw(gen Generator, opts Options, bundle string, redact func(string) string) Item {
 	it := Item{Bundle: bundle}
 	req, err := BuildRequest(bundle, opts.Pack, opts.PackName, opts.Locale)
 	if err != nil {
@@ -374,8 +399,7 @@ func replayOne(gen Generator, opts Options, bundle string) Item {
 		rec.Attempts = out.Attempts
 		rec.Usage = Usage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
 		rec.CostUSD, rec.LatencyMs = cascade.RoundUSD(out.CostUSD), out.LatencyMs
-		rec.OutputChars = history.Len16(out.Text)
-		rec.OutputSha256 = sha(out.Text)
+		rec.OutputTruncated, rec.OutputOriginalBytes = out.Truncated, out.OriginalBytes
 	case errors.As(runErr, &failed) && !failed.Sent():
 		it.Status, it.Error = StatusError, "nothing sent: "+runErr.Error()
 		return it
@@ -397,20 +421,59 @@ func replayOne(gen Generator, opts Options, bundle string) Item {
 	}
 	rec.FinishedAt = opts.Now().UTC().Format(time.RFC3339Nano)
 	text := ""
-	if out != nil {
-		text = out.Text
+	if out != nil && rec.OK() {
+		text = redact(out.Text)
+		rec.OutputChars = history.Len16(text)
+		rec.OutputSha256 = sha(text)
 	}
+	redactRecord(&rec, redact)
 	if err := writeResult(bundle, opts.Run, &rec, text); err != nil {
 		it.Status, it.Error = StatusError, err.Error()
 		return it
 	}
 	it.Usage, it.CostUSD, it.Latency, it.Chars = rec.Usage, rec.CostUSD, rec.LatencyMs, rec.OutputChars
+	it.Truncated = rec.OutputTruncated
 	if rec.OK() {
 		it.Status, it.Model = StatusOK, *rec.Model
 	} else {
 		it.Status, it.Error = StatusFailed, rec.Error
 	}
 	return it
+}
+
+// redactRecord passes every text a server may have put into rec through
+// redact: errors, request ids (header values), finish reasons, notes. The
+// attempts are copied, not changed in place.
+func redactRecord(rec *Record, redact func(string) string) {
+	rec.Error = redact(rec.Error)
+	attempts := make([]cascade.Attempt, len(rec.Attempts))
+	for i, a := range rec.Attempts {
+		a.Error, a.RequestID, a.FinishReason = redact(a.Error), redact(a.RequestID), redact(a.FinishReason)
+		a.Omitted = redactAll(a.Omitted, redact)
+		tries := make([]cascade.Try, len(a.Tries))
+		for j, tr := range a.Tries {
+			tr.Error, tr.RequestID = redact(tr.Error), redact(tr.RequestID)
+			tries[j] = tr
+		}
+		if a.Tries != nil {
+			a.Tries = tries
+		}
+		attempts[i] = a
+	}
+	if rec.Attempts != nil {
+		rec.Attempts = attempts
+	}
+}
+
+func redactAll(list []string, redact func(string) string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = redact(s)
+	}
+	return out
 }
 
 func equal(a, b []string) bool {

@@ -2,7 +2,9 @@ package serialize
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
+	"os"
 	"regexp"
 	"strings"
 	"unsafe"
@@ -110,7 +112,12 @@ func AppendSerializeFrom(dst []byte, msgs []history.Value, start int, summary hi
 
 // appendMessage writes one message; nothing for roles other than user and
 // assistant; an error where the upstream throws (the message is skipped).
-func appendMessage(b []byte, msg history.Value, p *Profile, slash map[string]SlashItem) ([]byte, error) {
+func appendMessage(b []byte, msg history.Value, p *Profile, slash map[string]SlashItem) (out []byte, err error) {
+	defer func() {
+		if caught(recover(), &err) {
+			out = b
+		}
+	}()
 	if msg.IsNullish() {
 		return b, throwf("TypeError: Cannot read properties of null (reading 'role')")
 	}
@@ -386,7 +393,35 @@ func appendEsc(b []byte, v history.Value) []byte {
 	if v.Kind() == history.String {
 		return appendEscString(b, v.Str())
 	}
-	return appendEscString(b, history.ToString(v))
+	s, err := history.ToStringChecked(v)
+	if err != nil {
+		// String() of a value with shared references past the cap: thrown
+		// as a JavaScript exception, caught where the upstream catches.
+		panic(&jsError{msg: err.Error()})
+	}
+	return appendEscString(b, s)
+}
+
+// Warn reports what the serializer leaves out because it cannot be built
+// (a value with shared references whose text passes
+// history.MaxSharedOutput). Nil: silent.
+var Warn = func(msg string) { fmt.Fprintln(os.Stderr, "compact: warning: "+msg) }
+
+// caught turns r, a recovered jsError panic, into *err, warning about
+// it; false when nothing was recovered. Other panics go on.
+func caught(r any, err *error) bool {
+	if r == nil {
+		return false
+	}
+	je, ok := r.(*jsError)
+	if !ok {
+		panic(r)
+	}
+	if Warn != nil {
+		Warn("serialize: " + je.msg)
+	}
+	*err = je
+	return true
 }
 
 // Esc is esc(s) on a string.

@@ -61,6 +61,7 @@ type stagewise struct {
 	// Compaction state (Checkpoint saves it).
 	pos        int    // walk[pos] is the first message of the view
 	active     string // briefing on walk[pos], "" none
+	activeLen  int    // history.Len16(active), kept with it: State runs every step
 	carrierEst float64
 	viewSum    float64 // Σ estimates of walk[pos:], NaN counted as 0
 }
@@ -227,14 +228,14 @@ func (s *stagewise) tokens() float64 { return s.overhead + s.sysTok + s.viewSum 
 
 // State implements Guarded.
 func (s *stagewise) State() (int, int, float64) {
-	return len(s.sys) + len(s.walk) - s.pos, history.Len16(s.active), s.tokens()
+	return len(s.sys) + len(s.walk) - s.pos, s.activeLen, s.tokens()
 }
 
 // Checkpoint implements Guarded.
 func (s *stagewise) Checkpoint() func() {
-	pos, active, ce := s.pos, s.active, s.carrierEst
+	pos, active, activeLen, ce := s.pos, s.active, s.activeLen, s.carrierEst
 	return func() {
-		s.pos, s.active, s.carrierEst = pos, active, ce
+		s.pos, s.active, s.activeLen, s.carrierEst = pos, active, activeLen, ce
 		s.recomputeView() // messages appended since the checkpoint stay
 	}
 }
@@ -283,7 +284,7 @@ func (s *stagewise) Step(ctx context.Context, hist []Message, i int, sum Summari
 	req := SummaryRequest{
 		Strategy:       NameStagewise,
 		System:         s.pack.System(),
-		User:           s.pack.UserMessage(compact, history.Len16(s.active), s.locale),
+		User:           s.pack.UserMessage(compact, s.activeLen, s.locale),
 		Compacted:      compacted,
 		Previous:       s.active,
 		TargetChars:    s.target,
@@ -306,7 +307,7 @@ func (s *stagewise) Step(ctx context.Context, hist []Message, i int, sum Summari
 		return r, nil
 	}
 	s.pos += b
-	s.active = text
+	s.active, s.activeLen = text, history.Len16(text)
 	s.carrierEst, _ = s.estimateOf(bk, text)
 	s.recomputeView()
 	r.Boundary, r.BoundaryID, r.Compacted, r.Summary = bk, hist[bk].ID, b, text
