@@ -530,10 +530,20 @@ func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
 				name = rel
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", name, it.Status, dash(it.Model),
+		status := string(it.Status)
+		if it.Truncated {
+			status += " (cut)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", name, status, dash(it.Model),
 			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
 	}
 	w.Flush()
+	for _, it := range items {
+		if it.Truncated {
+			fmt.Fprintln(f.IO.Out, "(cut): the answer was longer than cascade.max_answer_bytes; the start is kept, and replay.json says how long it was")
+			break
+		}
+	}
 	fmt.Fprintf(f.IO.Out, "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
 		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
 }

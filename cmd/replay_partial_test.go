@@ -88,3 +88,44 @@ func TestCompressModelFailureExitsOne(t *testing.T) {
 		t.Error("the key is printed")
 	}
 }
+
+// TestReplayCutAnswerShowsInTheTable: an answer over the configured cap
+// is kept cut, and the table says so; a key the server echoes back never
+// reaches the output, the record or stderr.
+func TestReplayCutAnswerShowsInTheTable(t *testing.T) {
+	const key = "sk-local-QQxv81Kd0pLmZt7Y"
+	dir := extractSample(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("x-request-id", "req-"+r.Header.Get("Authorization"))
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "x", "object": "chat.completion", "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": "## Work\n\n" + strings.Repeat("A long answer that runs away. ", 400) + key}}},
+			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+		})
+	}))
+	defer srv.Close()
+	bundle := filepath.Join(dir, "003-fix-button-color-v2", "compression-001")
+	env := map[string]string{"COMPACT_API_KEY": key, "COMPACT_CASCADE_MAX_ANSWER_BYTES": "2000"}
+	code, out, errOut := runIn(t, env, "replay", "--base-url", srv.URL+"/v1", "--api-model", "m", bundle)
+	if code != 0 || !strings.Contains(out, "ok (cut)") || !strings.Contains(out, "cascade.max_answer_bytes") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	answer, err := os.ReadFile(filepath.Join(bundle, "replays", "m", "output.md"))
+	if err != nil || len(answer) > 2000 || len(answer) < 1500 {
+		t.Errorf("output.md of %d bytes (%v), want the first 2000 at most", len(answer), err)
+	}
+	var all strings.Builder
+	all.WriteString(out + errOut)
+	filepath.WalkDir(bundle, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			all.Write(b)
+		}
+		return nil
+	})
+	if strings.Contains(all.String(), key) || strings.Contains(strings.ToLower(all.String()), strings.ToLower(key)) {
+		t.Error("the key reached the output or the bundle")
+	}
+}
