@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -138,6 +139,8 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if out == "" {
 		out = channelDir(f, opts.Channel)
 	}
+	// "X/" names X: its staging directory goes beside it, not inside.
+	out = filepath.Clean(out)
 	// Decoding allocates short-lived values while the live heap stays
 	// small (a few chats at a time): collect less often than the default,
 	// but never let the heap pass a soft limit that keeps the process
@@ -161,6 +164,18 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 			warned.Add(1)
 			prog.clear()
 			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
+		},
+		Leftovers: func(n int, err error) {
+			prog.clear()
+			if err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: leftovers of an interrupted run: %v\n", err)
+			}
+			if n > 0 {
+				fmt.Fprintf(f.IO.ErrOut, "compact extract: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), out)
+			}
+		},
+		Removing: func() {
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: still removing; interrupt again to stop (the next run removes the rest)\n")
 		},
 		Progress: func(done, total, bundles int) {
 			prog.show("extract: %d of %s, %s", done, plural(total, "chat"), plural(bundles, "bundle"))

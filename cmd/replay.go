@@ -421,7 +421,14 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	items, runErr := replay.Run(stop, plan.gen, replay.Options{
 		Bundles: bundles, Models: plan.order, Run: run, Pack: pack, PackName: opts.Pack,
 		Locale: locale, Jobs: opts.Jobs, Force: opts.Force, ToolVersion: Version,
-	}, replay.Hooks{Progress: func(p replay.Progress) {
+	}, replay.Hooks{Leftovers: func(n int, err error) {
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "compact replay: warning: leftovers of an interrupted run: %v\n", err)
+		}
+		if n > 0 {
+			fmt.Fprintf(f.IO.ErrOut, "compact replay: removed %s of an interrupted run\n", plural(n, "leftover"))
+		}
+	}, Progress: func(p replay.Progress) {
 		prog.show("replay: %d/%d done, %d failed, %d running, %d tokens, %s",
 			p.Done, p.Total, p.Failed, p.Running, p.Usage.InputTokens+p.Usage.OutputTokens, usd(p.CostUSD))
 	}})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/serialize"
@@ -23,6 +24,10 @@ const (
 )
 
 // Metadata is metadata.json of one bundle, in the upstream key order.
+//
+// ChatID and ChatTitle hold the bytes of the agentInstances TEXT columns as
+// SQLite stores them; AppendJSON decodes them as the upstream does (see
+// TextColumn), so invalid UTF-8 in them comes out as U+FFFD.
 type Metadata struct {
 	ChatID                          string
 	ChatTitle                       history.Value // string, or null for a NULL title
@@ -85,8 +90,14 @@ func (m *Metadata) AppendJSON(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(n), 10)
 		}
 	}
-	str("chatId", m.ChatID)
-	val("chatTitle", m.ChatTitle)
+	str("chatId", TextColumn(m.ChatID))
+	title := m.ChatTitle
+	if title.Kind() == history.String {
+		if t := title.Str(); !utf8.ValidString(t) {
+			title = history.StringValue(TextColumn(t))
+		}
+	}
+	val("chatTitle", title)
 	str("channel", m.Channel)
 	num("compressionNumber", m.CompressionNumber)
 	num("totalCompressions", m.TotalCompressions)
@@ -122,6 +133,75 @@ func (m *Metadata) AppendJSON(b []byte) []byte {
 		}
 	}
 	return append(b, "\n}"...)
+}
+
+// TextColumn is the JavaScript string the upstream script holds for the
+// bytes s of a SQLite TEXT column. It reads the columns through the sqlite3
+// CLI (json_object copies the bytes as they are) and decodes the output
+// with Buffer.toString(), Node's UTF-8 decoder, which follows the WHATWG
+// decoder: every maximal subpart of an ill-formed sequence (Unicode's
+// "substitution of maximal subparts") becomes one U+FFFD. A surrogate
+// encoded in UTF-8 (ED A0..BF xx) is ill-formed: ED is a subpart of its own,
+// so such a triple gives three U+FFFD. Valid text is returned as it is.
+//
+// Go's strings.ToValidUTF8 (one U+FFFD for a whole run of bad bytes) and
+// utf8.DecodeRune (one per byte) both differ from this.
+func TextColumn(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			b = append(b, s[i])
+			i++
+			continue
+		}
+		n, ok := utf8Sequence(s[i:])
+		if ok {
+			b = append(b, s[i:i+n]...)
+		} else {
+			b = append(b, "\uFFFD"...)
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// utf8Sequence reads the sequence at the start of s (s[0] >= 0x80): the
+// length of a well-formed sequence and true, or the length of the maximal
+// subpart of an ill-formed one (at least 1) and false. The second byte's
+// range depends on the lead byte (Unicode Table 3-7); later ones are
+// 80..BF.
+func utf8Sequence(s string) (int, bool) {
+	lead := s[0]
+	var need int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case lead >= 0xC2 && lead <= 0xDF:
+		need = 1
+	case lead == 0xE0:
+		need, lo = 2, 0xA0
+	case lead == 0xED:
+		need, hi = 2, 0x9F // no surrogates
+	case lead >= 0xE1 && lead <= 0xEF:
+		need = 2
+	case lead == 0xF0:
+		need, lo = 3, 0x90
+	case lead >= 0xF1 && lead <= 0xF3:
+		need = 3
+	case lead == 0xF4:
+		need, hi = 3, 0x8F // nothing past U+10FFFF
+	default: // 80..C1, F5..FF: never a lead byte
+		return 1, false
+	}
+	for k := 1; k <= need; k++ {
+		if k >= len(s) || s[k] < lo || s[k] > hi {
+			return k, false
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return need + 1, true
 }
 
 // writeFile writes data to dir/name, as Node writes a string: lone

@@ -111,6 +111,14 @@ type Summary struct {
 type Hooks struct {
 	Warn     func(Warning)
 	Progress func(done, total, bundles int)
+	// Leftovers, if set, is called once, before the run writes, when it
+	// removed what killed runs had left beside the output (removed > 0)
+	// or could not (err != nil); see CleanStaleStaging.
+	Leftovers func(removed int, err error)
+	// Removing, if set, is called (from another goroutine) when an
+	// interrupt comes while the run removes its staging directory or the
+	// output it replaced, and one more interrupt will stop the removal.
+	Removing func()
 }
 
 // MissingChatsError is returned, before anything is written, when
@@ -190,22 +198,27 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	}
 	sum.Chats = len(chats)
 
+	if n, err := CleanStaleStaging(opts.OutDir); (n > 0 || err != nil) && hooks.Leftovers != nil {
+		hooks.Leftovers(n, err)
+	}
 	staging, err := makeStaging(opts.OutDir)
 	if err != nil {
 		return nil, err
 	}
 	x.staging = staging
+	defer fsutil.Release(staging)
 	ok := false
 	defer func() {
 		if !ok {
-			os.RemoveAll(staging)
+			// A second interrupt stops the removal; the next run removes the rest.
+			removeInterruptible(ctx, staging, hooks.Removing)
 		}
 	}()
 
 	if err := x.run(ctx, snap, chats); err != nil {
 		return nil, err
 	}
-	if err := publish(staging, opts.OutDir, opts.Force); err != nil {
+	if err := publish(ctx, staging, opts.OutDir, opts.Force, hooks.Removing); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -615,7 +628,7 @@ func (x *extractor) decode(j *job, sc scratch) ([]history.Value, bool) {
 			x.chatWarn(j, i, fmt.Sprintf("row seq %d: %v; skipped the chat", r.Seq, err))
 			return nil, false
 		}
-		msgs[i] = history.RowMessageIn(ar, r.ID, r.Role, parts, metas[i])
+		msgs[i] = history.RowMessageIn(ar, TextColumn(r.ID), r.Role, parts, metas[i])
 	}
 	return msgs, true
 }
@@ -867,7 +880,7 @@ func makeStaging(dir string) (string, error) {
 
 // publish renames the finished staging directory to dir, replacing a
 // previous dir as a whole when force is set.
-func publish(staging, dir string, force bool) error {
+func publish(ctx context.Context, staging, dir string, force bool, removing func()) error {
 	_, err := os.Lstat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.Rename(staging, dir)
@@ -879,6 +892,9 @@ func publish(staging, dir string, force bool) error {
 		return err
 	}
 	old := staging + ".old"
+	// Held while renamed aside and removed: not a leftover to another run.
+	release, _ := fsutil.Hold(dir)
+	defer release()
 	if err := os.Rename(dir, old); err != nil {
 		return fmt.Errorf("cannot replace %s: %w", dir, err)
 	}
@@ -886,5 +902,8 @@ func publish(staging, dir string, force bool) error {
 		_ = os.Rename(old, dir)
 		return fmt.Errorf("cannot replace %s: %w", dir, err)
 	}
-	return os.RemoveAll(old)
+	// The new output is in place: a second interrupt stops the removal of
+	// the old one, which the next run's CleanStaleStaging finishes.
+	_, err = removeInterruptible(ctx, old, removing)
+	return err
 }

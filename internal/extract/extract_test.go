@@ -835,7 +835,7 @@ func TestOutputDirectoryMode(t *testing.T) {
 	if err := os.Mkdir(probe, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if err := publish(st, dir, false); err != nil {
+	if err := publish(context.Background(), st, dir, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.Stat(dir)

@@ -3,6 +3,14 @@
 // os.CreateTemp, whose 0700 and 0600 would stay with an output once it is
 // renamed, they give what any new directory or file gets: 0777 or 0666
 // less the user's umask.
+//
+// A temporary directory is also held: MkdirTemp takes an exclusive lock
+// on it (flock on the directory itself, where the system has flock), kept
+// until Release or the end of the process. The kernel drops the lock when
+// the process dies, however it dies, so a leftover of a killed run is one
+// whose lock can be taken; CleanStale removes those and leaves the ones a
+// live process holds. The lock is on the directory, not on a file inside
+// it, so nothing extra is renamed into place with the output.
 package fsutil
 
 import (
@@ -12,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // tries bounds the search for an unused name.
@@ -22,19 +32,140 @@ func tempName(dir, prefix, suffix string) string {
 }
 
 // MkdirTemp creates a new directory in dir named prefix, a random number
-// and suffix, with the mode of any new directory.
+// and suffix, with the mode of any new directory, and holds it (see
+// Release): CleanStale in this or another process leaves it alone, even
+// after it is renamed, for as long as this process lives.
 func MkdirTemp(dir, prefix, suffix string) (string, error) {
 	var err error
 	for range tries {
 		name := tempName(dir, prefix, suffix)
-		if err = os.Mkdir(name, 0o777); err == nil {
+		if err = os.Mkdir(name, 0o777); err != nil {
+			if !errors.Is(err, fs.ErrExist) {
+				return "", err
+			}
+			continue
+		}
+		// A cleaner may have found the new directory unheld in the
+		// moment before the lock: then it holds it and removes it, or
+		// has removed it, and the next name is tried.
+		var l lock
+		l, err = lockPath(name)
+		if err == nil {
+			register(name, l)
 			return name, nil
 		}
-		if !errors.Is(err, fs.ErrExist) {
+		if !errors.Is(err, errHeld) && !errors.Is(err, fs.ErrNotExist) {
+			os.Remove(name)
 			return "", err
 		}
 	}
 	return "", err
+}
+
+// Release drops the hold MkdirTemp took on the directory it named name
+// (the directory may have been renamed since, or removed). Releasing a
+// name not held does nothing.
+func Release(name string) {
+	heldMu.Lock()
+	l, ok := held[name]
+	delete(held, name)
+	heldMu.Unlock()
+	if ok {
+		l.unlock()
+	}
+}
+
+// Hold takes the lock on an existing directory, as MkdirTemp does on a
+// new one: a directory about to be renamed to a temporary name (an
+// output being replaced, renamed to <staging>.old while it is removed)
+// is then not a leftover to CleanStale. The lock follows the directory
+// through renames; release drops it. An error says the directory is held
+// by someone else (errors.Is(err, ErrHeld)) or could not be opened;
+// release is then a no-op.
+func Hold(path string) (release func(), err error) {
+	l, err := lockPath(path)
+	if err != nil {
+		return func() {}, err
+	}
+	var once sync.Once
+	return func() { once.Do(l.unlock) }, nil
+}
+
+// ErrHeld reports a directory another process (or another hold of this
+// one) holds.
+var ErrHeld = errHeld
+
+var (
+	heldMu sync.Mutex
+	held   = map[string]lock{}
+)
+
+func register(name string, l lock) {
+	heldMu.Lock()
+	if old, ok := held[name]; ok {
+		old.unlock()
+	}
+	held[name] = l
+	heldMu.Unlock()
+}
+
+// CleanStale removes the entries of dir whose names start with prefix and
+// that no live process holds: leftovers of a run that was killed before
+// it could remove its temporary directory. It returns how many it
+// removed; an entry it could not remove is counted out and its error
+// returned (the first one), the others are still tried. A missing dir is
+// not an error. Where locks are not available (see Locking) it removes
+// nothing: a leftover cannot be told from a live run's directory.
+func CleanStale(dir, prefix string) (removed int, err error) {
+	if !Locking || prefix == "" {
+		return 0, nil
+	}
+	entries, e := os.ReadDir(dir)
+	if e != nil {
+		if errors.Is(e, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, e
+	}
+	for _, ent := range entries {
+		if !strings.HasPrefix(ent.Name(), prefix) {
+			continue
+		}
+		t := ent.Type()
+		if !t.IsDir() && !t.IsRegular() {
+			continue // not something compact makes
+		}
+		path := filepath.Join(dir, ent.Name())
+		ok, e := removeIfStale(path)
+		if e != nil {
+			if err == nil {
+				err = e
+			}
+			continue
+		}
+		if ok {
+			removed++
+		}
+	}
+	return removed, err
+}
+
+// removeIfStale takes the lock on path; when it gets it, no live process
+// holds path, which it removes while holding the lock (so that two
+// cleaners do not remove the same tree).
+func removeIfStale(path string) (bool, error) {
+	l, err := lockPath(path)
+	if err != nil {
+		if errors.Is(err, errHeld) || errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	defer l.unlock()
+	if err := os.RemoveAll(path); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // CreateTemp creates and opens a new file in dir named prefix, a random

@@ -69,6 +69,9 @@ type Result struct {
 	// StoredSummary is true when the boundary message already carries a
 	// briefing (written as actual-output.md).
 	StoredSummary bool `json:"storedSummary"`
+	// LeftoversRemoved counts what killed runs had left beside the bundle
+	// (.<dir>.partial-N, .<dir>.partial-N.old), removed before writing.
+	LeftoversRemoved int `json:"-"`
 }
 
 // Skipped reports whether the walk found nothing to compress.
@@ -211,7 +214,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		extract.FileMetadata:     md.AppendJSON(nil),
 		FilePipeline:             append(report, '\n'),
 	}
-	if err := writeBundle(opts.OutDir, files, opts.Force); err != nil {
+	removed, err := writeBundle(opts.OutDir, files, opts.Force)
+	res.LeftoversRemoved = removed
+	if err != nil {
 		return nil, err
 	}
 	res.Bundle = opts.OutDir
@@ -235,31 +240,39 @@ func formatEstimates(ts []float64) []string {
 }
 
 // writeBundle writes the files into a temporary directory beside dir and
-// renames it into place.
-func writeBundle(dir string, files map[string][]byte, force bool) error {
+// renames it into place. It first removes the leftovers of killed runs
+// for the same dir that no live process holds, and returns how many.
+func writeBundle(dir string, files map[string][]byte, force bool) (removed int, err error) {
 	if _, err := os.Lstat(dir); err == nil && !force {
-		return fmt.Errorf("%s exists: pass --force to replace it, or choose another --out", dir)
+		return 0, fmt.Errorf("%s exists: pass --force to replace it, or choose another --out", dir)
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+		return 0, err
 	}
-	tmp, err := fsutil.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-", "")
+	prefix := "." + filepath.Base(dir) + ".partial-"
+	// A leftover that cannot be removed does not stop the run.
+	removed, _ = fsutil.CleanStale(parent, prefix)
+	tmp, err := fsutil.MkdirTemp(parent, prefix, "")
 	if err != nil {
-		return err
+		return removed, err
 	}
+	defer fsutil.Release(tmp)
 	defer os.RemoveAll(tmp)
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
-			return err
+			return removed, err
 		}
 	}
 	if _, err := os.Lstat(dir); err == nil {
 		old := tmp + ".old"
+		// Held while renamed and removed: not a leftover to another run.
+		release, _ := fsutil.Hold(dir)
+		defer release()
 		if err := os.Rename(dir, old); err != nil {
-			return err
+			return removed, err
 		}
 		defer os.RemoveAll(old)
 	}
-	return os.Rename(tmp, dir)
+	return removed, os.Rename(tmp, dir)
 }

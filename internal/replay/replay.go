@@ -280,6 +280,10 @@ type Progress struct {
 // Hooks report progress.
 type Hooks struct {
 	Progress func(Progress)
+	// Leftovers, if set, is called once before any bundle is replayed
+	// when leftovers of an interrupted run were removed (removed > 0) or
+	// could not be (err != nil); see CleanLeftovers.
+	Leftovers func(removed int, err error)
 }
 
 // Run replays every bundle. stop cancels: no new request starts after it is
@@ -292,6 +296,9 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if n, err := CleanLeftovers(opts.Bundles, opts.Run); (n > 0 || err != nil) && hooks.Leftovers != nil {
+		hooks.Leftovers(n, err)
 	}
 	items := make([]*Item, len(opts.Bundles))
 	var mu sync.Mutex
@@ -495,10 +502,12 @@ func writeResult(bundle, run string, rec *Record, text string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := fsutil.MkdirTemp(dir, "."+run+".tmp-", "")
+	tmp, err := fsutil.MkdirTemp(dir, tmpPrefix(run), "")
 	if err != nil {
 		return err
 	}
+	// Held until it is renamed or removed: a leftover to no other run.
+	defer fsutil.Release(tmp)
 	defer os.RemoveAll(tmp)
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -515,6 +524,10 @@ func writeResult(bundle, run string, rec *Record, text string) error {
 	final := filepath.Join(dir, run)
 	if _, err := os.Lstat(final); err == nil {
 		old := tmp + ".old"
+		// The previous result is held while it is renamed and removed,
+		// so another run does not take <tmp>.old for a leftover.
+		release, _ := fsutil.Hold(final)
+		defer release()
 		if err := os.Rename(final, old); err != nil {
 			return err
 		}
@@ -525,6 +538,31 @@ func writeResult(bundle, run string, rec *Record, text string) error {
 		return os.RemoveAll(old)
 	}
 	return os.Rename(tmp, final)
+}
+
+// tmpPrefix starts the names of run's temporary directories in
+// replays/: .<run>.tmp-N while written, .<run>.tmp-N.old for the result
+// it replaces while that is removed.
+func tmpPrefix(run string) string { return "." + run + ".tmp-" }
+
+// CleanLeftovers removes, in each bundle's replays/ directory, what a
+// killed replay of the same run left there (.<run>.tmp-N directories and
+// .<run>.tmp-N.old ones) and no live process holds. It returns how many it
+// removed and the first error; it goes on past errors.
+func CleanLeftovers(bundles []string, run string) (int, error) {
+	if run == "" {
+		return 0, nil
+	}
+	total := 0
+	var first error
+	for _, b := range bundles {
+		n, err := fsutil.CleanStale(filepath.Join(b, DirReplays), tmpPrefix(run))
+		total += n
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return total, first
 }
 
 // ValidRunName checks a --run name: one path segment.
