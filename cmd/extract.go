@@ -20,6 +20,7 @@ import (
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/store"
 )
 
 func init() { register(newCmdExtract) }
@@ -192,6 +193,13 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		}
 		return err
 	}
+	// Chats lost to a damaged file: one line at the end says what can
+	// save them, whatever the output's form.
+	defer func() {
+		if sum.Unreadable > 0 {
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: %s could not be read from a damaged database; %s\n", plural(sum.Unreadable, "chat"), store.RecoverHint(db))
+		}
+	}()
 	if f.JSON {
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetEscapeHTML(false)

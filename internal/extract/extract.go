@@ -59,15 +59,21 @@ type Options struct {
 
 // Warning is one problem that did not stop the run.
 type Warning struct {
-	ChatID  string `json:"chatId,omitempty"`
-	Message int    `json:"message"` // message index, -1 when not about one
-	Text    string `json:"text"`
+	ChatID string `json:"chatId,omitempty"`
+	// ChatTitle is set when the warning names the chat by its title too
+	// (a chat that could not be read at all).
+	ChatTitle string `json:"chatTitle,omitempty"`
+	Message   int    `json:"message"` // message index, -1 when not about one
+	Text      string `json:"text"`
 }
 
 func (w Warning) String() string {
 	var b strings.Builder
 	if w.ChatID != "" {
 		fmt.Fprintf(&b, "chat %s", w.ChatID)
+		if w.ChatTitle != "" {
+			fmt.Fprintf(&b, " %q", w.ChatTitle)
+		}
 		if w.Message >= 0 {
 			fmt.Fprintf(&b, " message %d", w.Message)
 		}
@@ -99,6 +105,7 @@ type Summary struct {
 	Chats         int          `json:"chats"` // chats considered
 	Extracted     int          `json:"extracted"`
 	Skipped       int          `json:"skipped"`
+	Unreadable    int          `json:"unreadable,omitempty"` // of the skipped: rows on a damaged page (store.DamagedError)
 	Bundles       int          `json:"bundles"`
 	SkillsLoaded  int          `json:"skillsLoaded"`
 	PerChat       []ChatResult `json:"perChat"`
@@ -273,6 +280,9 @@ type job struct {
 	buf      []byte // the memory of out's files (but the system prompt), recycled once written
 	mkdir    bool   // the chat has compression points: its directory exists even if no bundle does
 	done     chan struct{}
+	// unreadable is why the chat's rows could not be read (a damaged
+	// page); the chat is then skipped.
+	unreadable *store.DamagedError
 }
 
 // writeBudget bounds the bytes of bundles built but not yet written.
@@ -342,6 +352,12 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 				j.rows, err = snap.MessagesIn(ctx, c.ID, &j.mem.text)
 			} else {
 				j.hist, j.hnull, err = snap.History(ctx, c.ID)
+			}
+			var de *store.DamagedError
+			if err != nil && ctx.Err() == nil && errors.As(err, &de) && de.ChatID == c.ID {
+				// A damaged page costs this chat alone: the snapshot
+				// is still open, and the next chats are read from it.
+				j.rows, j.hist, j.unreadable, err = nil, "", de, nil
 			}
 			if err != nil {
 				// After a cancel (the caller's, or another stage's
@@ -462,6 +478,9 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 			bundles += j.res.Bundles
 		} else {
 			x.sum.Skipped++
+			if j.unreadable != nil {
+				x.sum.Unreadable++
+			}
 		}
 		x.sum.Bundles = bundles
 		x.sum.PerChat = append(x.sum.PerChat, j.res)
@@ -650,6 +669,12 @@ func (x *extractor) process(j *job) error {
 	j.res = ChatResult{ID: c.ID, Title: c.Title}
 	j.out, j.mkdir = nil, false
 	defer func() { j.rows, j.hist = nil, "" }()
+	if de := j.unreadable; de != nil {
+		why := "its rows cannot be read: the database file is damaged (" + de.Code + ")"
+		j.res.Warnings = append(j.res.Warnings, Warning{ChatID: c.ID, ChatTitle: c.Title, Message: -1, Text: why + "; skipped"})
+		j.res.Skipped = why
+		return nil
+	}
 	sc := j.mem.scratch(len(j.rows))
 	msgs, ok := x.decode(j, sc)
 	if !ok {

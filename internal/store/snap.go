@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -246,13 +247,15 @@ func (s *Snap) eachChat(ctx context.Context, q string, withHistory bool, fn func
 }
 
 // History returns the raw text of the deprecated agentInstances.history
-// column of one chat; null is true when it is SQL NULL.
+// column of one chat; null is true when it is SQL NULL. A damaged page on
+// the way (an overflow page of the column) gives a *DamagedError naming
+// the chat, as Messages does.
 func (s *Snap) History(ctx context.Context, chatID string) (text string, null bool, err error) {
 	if !s.HasHistoryColumn() {
 		return "", false, &NoHistoryColumnError{Path: s.d.path, Version: s.schema.Version}
 	}
 	found := false
-	err = s.query(ctx, `SELECT history FROM `+TableInstances+` WHERE id=?`, []string{chatID}, func(st *stmt) error {
+	err = s.chatRows(ctx, chatID, `SELECT history FROM `+TableInstances+` WHERE id=?`, func(st *stmt) error {
 		if !found {
 			text, null = textOf(st, 0, nil)
 			found = true
@@ -308,7 +311,9 @@ func (s *Snap) messageSelect() (string, error) {
 //
 // It fails with a *NoMessagesTableError (errors.Is ErrNoMessagesTable) when
 // the database has no agentMessages table. A chat without rows gives an
-// empty slice.
+// empty slice. A chat whose rows lie on a damaged page gives a
+// *DamagedError naming it (errors.Is ErrDamaged): the snapshot is still
+// open, and the other chats can be read on.
 func (s *Snap) Messages(ctx context.Context, chatID string) ([]MessageRow, error) {
 	return s.MessagesIn(ctx, chatID, nil)
 }
@@ -358,15 +363,41 @@ func (s *Snap) eachMessage(ctx context.Context, chatID string, t *Text, fn func(
 		return err
 	}
 	var n int64
-	err = s.query(ctx, q+" WHERE agent_instance_id=? ORDER BY seq", []string{chatID}, func(st *stmt) error {
+	err = s.chatRows(ctx, chatID, q+" WHERE agent_instance_id=? ORDER BY seq", func(st *stmt) error {
 		m := messageRow(st, 0, t)
 		n += int64(len(m.Parts) + len(m.Metadata))
 		return fn(m)
 	})
 	if err != nil {
+		if errors.Is(err, ErrDamaged) {
+			// The rows read before the damage went through the mapping
+			// too. The error is the one to report.
+			_ = s.readDone(ctx, n)
+		}
 		return err
 	}
 	return s.readDone(ctx, n)
+}
+
+// chatRows runs q, a read of the rows of the chat chatID (its one
+// parameter), as query does; but a damaged page on the way (SQLite's
+// SQLITE_CORRUPT or SQLITE_NOTADB) gives a *DamagedError naming the chat:
+// the statement is reset, the read transaction stays open, and the other
+// chats can still be read in the same snapshot. Should SQLite have ended
+// the transaction, the snapshot is lost and the error says so instead.
+func (s *Snap) chatRows(ctx context.Context, chatID, q string, fn func(*stmt) error) error {
+	var fnErr error
+	err := s.c.query(ctx, q, []string{chatID}, func(st *stmt) error { fnErr = fn(st); return fnErr })
+	if err == nil || err == fnErr {
+		return err
+	}
+	if de := damaged(s.d.path, chatID, err); de != nil && ctx.Err() == nil {
+		if !s.c.inTransaction() {
+			return fmt.Errorf("chat %s: %s: reading its rows ended the read transaction; nothing more can be read in the same snapshot", chatID, de)
+		}
+		return de
+	}
+	return s.d.wrapErr(err)
 }
 
 // messageRow reads the columns of messageSelect, from column i on.

@@ -157,6 +157,13 @@ func (c *conn) interrupt(id uint64) {
 	}
 }
 
+// inTransaction reports whether c is inside a transaction (BEGIN), as
+// opposed to autocommit mode, where SQLite returns after a transaction
+// ended, e.g. rolled back after an error.
+func (c *conn) inTransaction() bool {
+	return c.db != 0 && sqlite3.Xsqlite3_get_autocommit(c.tls, c.db) == 0
+}
+
 // busyTimeout makes statements wait up to ms for a lock held by another
 // connection before failing with SQLITE_BUSY.
 func (c *conn) busyTimeout(ms int) error {

@@ -80,7 +80,73 @@ var (
 
 	// ErrChatNotFound is returned by History for an unknown chat id.
 	ErrChatNotFound = errors.New("chat not found")
+
+	// ErrDamaged is matched (errors.Is) by a *DamagedError.
+	ErrDamaged = errors.New("the database file is damaged")
 )
+
+// DamagedError says SQLite found the file damaged (SQLITE_CORRUPT, or
+// SQLITE_NOTADB past a good header) while reading it.
+//
+// With a ChatID it is about the rows of that chat alone (Snap.Messages,
+// Snap.History...): the snapshot is still open and the other chats can
+// still be read. Without, the damage is where every read starts (the
+// schema, the chat list) and nothing can be read; it then also matches
+// ErrNotAgentDB, as SQLite's error did before.
+type DamagedError struct {
+	Path   string
+	ChatID string
+	Code   string // SQLITE_CORRUPT or SQLITE_NOTADB
+	Msg    string // SQLite's message, e.g. "database disk image is malformed"
+}
+
+func (e *DamagedError) Error() string {
+	if e.ChatID != "" {
+		return fmt.Sprintf("chat %s: its rows cannot be read: %s is damaged (%s: %s)", e.ChatID, e.Path, e.Code, e.Msg)
+	}
+	return fmt.Sprintf("%s is damaged (%s: %s); %s", e.Path, e.Code, e.Msg, RecoverHint(e.Path))
+}
+
+// Is makes errors.Is(err, ErrDamaged) true, and errors.Is(err,
+// ErrNotAgentDB) too when the whole file is unreadable.
+func (e *DamagedError) Is(target error) bool {
+	return target == ErrDamaged || (e.ChatID == "" && target == ErrNotAgentDB)
+}
+
+// RecoverHint is the advice for a damaged database file at path: the
+// sqlite3 shell's .recover command, with path quoted for a POSIX shell.
+func RecoverHint(path string) string {
+	return "sqlite3 " + shellQuote(path) + " .recover > recovered.sql can save what is left"
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters that never need it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// damaged turns SQLite's SQLITE_CORRUPT and SQLITE_NOTADB into a
+// *DamagedError about chatID ("" for the whole file); nil for any other
+// error.
+func damaged(path, chatID string, err error) *DamagedError {
+	var se *sqliteError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	code := ""
+	switch se.code {
+	case sqlite3.SQLITE_CORRUPT:
+		code = "SQLITE_CORRUPT"
+	case sqlite3.SQLITE_NOTADB:
+		code = "SQLITE_NOTADB"
+	default:
+		return nil
+	}
+	return &DamagedError{Path: path, ChatID: chatID, Code: code, Msg: se.msg}
+}
 
 // NotAgentDBError says why a file is not a stagewise agent database.
 type NotAgentDBError struct {
@@ -242,17 +308,25 @@ func OpenContext(ctx context.Context, path string) (*DB, error) {
 	return d, nil
 }
 
-// wrapErr turns SQLite's "file is not a database" and "database disk image
-// is malformed" into a NotAgentDBError and says which file any other error
-// is about.
+// wrapErr turns SQLite's "file is not a database" into a NotAgentDBError
+// and "database disk image is malformed" into a DamagedError about the
+// whole file, and says which file any other error is about.
 func (d *DB) wrapErr(err error) error {
 	var na *NotAgentDBError
 	if errors.As(err, &na) {
 		return err
 	}
+	var de *DamagedError
+	if errors.As(err, &de) {
+		return err
+	}
 	var se *sqliteError
-	if errors.As(err, &se) && (se.code == sqlite3.SQLITE_NOTADB || se.code == sqlite3.SQLITE_CORRUPT) {
+	if errors.As(err, &se) && se.code == sqlite3.SQLITE_NOTADB {
 		return &NotAgentDBError{Path: d.path, Reason: oneLine(se.Error())}
+	}
+	if de := damaged(d.path, "", err); de != nil {
+		de.Msg = oneLine(de.Msg)
+		return de
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
