@@ -18,6 +18,7 @@ import (
 
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 )
@@ -627,19 +628,7 @@ func replayRunNames(f *Factory, c *cobra.Command) []string {
 	if err != nil {
 		return nil
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, b := range bundles {
-		ents, _ := os.ReadDir(filepath.Join(b, replay.DirReplays))
-		for _, e := range ents {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !seen[e.Name()] {
-				seen[e.Name()] = true
-				out = append(out, e.Name())
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
+	return diff.RunNames(bundles)
 }
 
 func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pack *prompt.Pack, packName, locale string) error {

@@ -364,27 +364,7 @@ func writeTable(w *bufio.Writer, r *Report, markdown bool) {
 		}
 		return
 	}
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for j, c := range row {
-			widths[j] = max(widths[j], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for j, c := range row {
-			n := widths[j] - utf8.RuneCountInString(c)
-			switch {
-			case j == 0:
-				b.WriteString(c + strings.Repeat(" ", n))
-			case j == len(row)-1:
-				b.WriteString("  " + c)
-			default:
-				b.WriteString("  " + strings.Repeat(" ", n) + c)
-			}
-		}
-		w.WriteString(strings.TrimRight(b.String(), " ") + "\n")
-	}
+	alignRows(w, rows, true)
 }
 
 func writeChainsText(w *bufio.Writer, cs []Chain) {

@@ -3,6 +3,7 @@ package diff
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -391,14 +392,14 @@ func boundedLCS(a, b tokenized, sc *lcsScratch, budget int64) int {
 	var candA, candB []int32
 	for i, h := range ha {
 		o := seen[h]
-		if o.ca == 1 && o.cb == 1 && slicesEqual(a.seg(i), b.seg(int(o.ib))) {
+		if o.ca == 1 && o.cb == 1 && slices.Equal(a.seg(i), b.seg(int(o.ib))) {
 			candA = append(candA, int32(i))
 			candB = append(candB, o.ib)
 		}
 	}
 	seen = nil
 	anchors := lisIndexes(candB)
-	segEq := func(i, j int) bool { return ha[i] == hb[j] && slicesEqual(a.seg(i), b.seg(j)) }
+	segEq := func(i, j int) bool { return ha[i] == hb[j] && slices.Equal(a.seg(i), b.seg(j)) }
 	total := 0
 	left := budget
 	gap := func(a0, a1, b0, b1 int) {
@@ -451,18 +452,6 @@ func segHashes(t tokenized) []uint64 {
 		out[k] = h
 	}
 	return out
-}
-
-func slicesEqual(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // lisIndexes returns the indexes of a longest strictly increasing

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -381,7 +382,7 @@ func replayOneRaw(gen Generator, opts Options, bundle string, redact func(string
 	sysSha, userSha := sha(req.Input.System), sha(req.Input.User)
 	if !opts.Force {
 		if old, err := ReadRecord(bundle, opts.Run); err == nil && old.OK() &&
-			old.SystemSha256 == sysSha && old.UserSha256 == userSha && equal(old.Models, opts.Models) {
+			old.SystemSha256 == sysSha && old.UserSha256 == userSha && slices.Equal(old.Models, opts.Models) {
 			if _, err := os.Stat(filepath.Join(bundle, DirReplays, opts.Run, FileOutput)); err == nil {
 				it.Status, it.Model, it.Chars = StatusSkipped, *old.Model, old.OutputChars
 				return it
@@ -481,18 +482,6 @@ func redactAll(list []string, redact func(string) string) []string {
 		out[i] = redact(s)
 	}
 	return out
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // writeResult writes replays/<run>/ through a temporary directory and a
