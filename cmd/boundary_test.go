@@ -337,8 +337,8 @@ func TestCommandInputErrors(t *testing.T) {
 		{"estimate throws", `{"json":[null,{"parts":[]}]}`, []string{"boundary"}, "message 0: estimateMessageTokens throws"},
 		{"window and model", "", []string{"boundary", "--context-window", "5", "--model", "gpt-5.4", "--tokens", "1"}, "mutually exclusive"},
 		{"used missing", "", []string{"trigger", "--context-window", "5"}, "--used is required"},
-		{"used not a number", "", []string{"trigger", "--used", "many"}, "invalid argument"},
-		{"window not an int", "", []string{"boundary", "--context-window", "1.5", "--tokens", "1"}, "invalid argument"},
+		{"used not a number", "", []string{"trigger", "--used", "many"}, `--used: "many" is not a number`},
+		{"window not an int", "", []string{"boundary", "--context-window", "1.5", "--tokens", "1"}, `--context-window: "1.5" is not a whole number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

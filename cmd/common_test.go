@@ -29,3 +29,22 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagValueErrors: a value a flag cannot take is named in words, not in
+// the words of Go's parser.
+func TestFlagValueErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"extract", "--min-messages", "abc"}, `compact extract: --min-messages: "abc" is not a whole number` + "\n"},
+		{[]string{"trigger", "--used", "x"}, `compact trigger: --used: "x" is not a number` + "\n"},
+		{[]string{"replay", "--timeout", "5"}, `compact replay: --timeout: "5" is not a duration such as 30s or 2m` + "\n"},
+		{[]string{"diff", "-j", "many"}, `compact diff: --jobs: "many" is not a whole number` + "\n"},
+	} {
+		code, _, errOut := runIn(t, nil, tc.args...)
+		if code != 2 || errOut != tc.want {
+			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -133,7 +134,7 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 	pf.StringVar(&f.CPUProfile, "cpuprofile", "", "write a CPU profile to FILE (for performance work)")
 	_ = pf.MarkHidden("cpuprofile")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: 2, Err: err}
+		return &ExitError{Code: 2, Err: flagValueError(err)}
 	})
 
 	for _, add := range subcommands {
@@ -221,4 +222,21 @@ func configDefault(c *cobra.Command, f *Factory, flag, key string, dst *string) 
 // Execute runs compact with the process's arguments and streams.
 func Execute() int {
 	return Run(iostreams.System(), os.Args[1:])
+}
+
+// badFlagValue is pflag's message for a value its type cannot parse.
+var badFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (strconv\.Parse(Int|Uint|Float|Bool)|time: (?:invalid|missing unit in) duration)`)
+
+// flagValueError says in words what a flag's value should have been, rather
+// than what Go's parser said about it.
+func flagValueError(err error) error {
+	m := badFlagValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want := map[string]string{"Int": "a whole number", "Uint": "a whole number, 0 or more", "Float": "a number", "Bool": "true or false"}[m[4]]
+	if want == "" {
+		want = "a duration such as 30s or 2m"
+	}
+	return fmt.Errorf("%s: %q is not %s", m[2], m[1], want)
 }
