@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
 )
 
@@ -25,18 +26,15 @@ const (
 	exitInterrupted = 130 // Ctrl-C or SIGTERM (128 + SIGINT)
 )
 
-// errInterrupted marks a run stopped by an interrupt; RunEnv exits 130.
-var errInterrupted = errors.New("interrupted")
-
-// interrupted wraps err (or a plain message) as an interrupted run.
+// interrupted is the error of an interrupted run (exit 130).
 func interrupted(format string, a ...any) error {
 	return &ExitError{Code: exitInterrupted, Err: fmt.Errorf(format, a...)}
 }
 
-// isInterrupt reports whether err comes from a cancelled context or an
-// interrupt.
+// isInterrupt reports whether err comes from a cancelled context: the
+// commands cancel theirs on Ctrl-C and SIGTERM.
 func isInterrupt(err error) bool {
-	return errors.Is(err, errInterrupted) || errors.Is(err, context.Canceled)
+	return errors.Is(err, context.Canceled)
 }
 
 // addChannelFlag binds --channel (completed with the channel names).
@@ -126,3 +124,18 @@ func commonDir(paths []string) string {
 	}
 	return dir
 }
+
+// loadConfig loads the configuration: the defaults, the file of --config or
+// COMPACT_CONFIG, then the environment.
+func loadConfig(f *Factory) (*config.Store, error) {
+	path := f.ConfigPath
+	if path == "" {
+		path = f.Getenv("COMPACT_CONFIG")
+	}
+	return config.LoadEnv(path, f.Getenv)
+}
+
+// completionConfig is the configuration while the shell completes a flag.
+// It is read again: the root command's hook that loads it runs before the
+// completion request's flags (--config among them) are parsed.
+func completionConfig(f *Factory) (*config.Store, error) { return loadConfig(f) }

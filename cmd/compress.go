@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,9 +150,6 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		window = &w
 	}
 	ctx := c.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	// A Ctrl-C while a model writes cancels the request; what was written
 	// stays, and the run exits 130.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -205,7 +201,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		// As replay does: models without a key are left out, and with
 		// none left nothing is sent (the bundle stays written).
 		if cs, ok := gen.(*cascade.Cascade); ok && opts.Generator == nil {
-			ready, missing := cs.SplitByKey(order)
+			ready, missing := dropKeyless(f, "compress", cs, order)
 			if len(ready) == 0 && len(missing) > 0 {
 				what := "any model of the cascade"
 				if len(missing) == 1 {
@@ -214,10 +210,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 				return usageErr("no API key for %s: set %s; the bundle is written (%s): replay it offline with compact replay --model builtin %s, or use --model builtin or --no-model",
 					what, keyVars(missing, len(missing) > 1), res.Bundle, res.Bundle)
 			}
-			if len(missing) > 0 {
-				fmt.Fprintf(f.IO.ErrOut, "compact compress: no API key for %s; the cascade goes on without them\n", modelsAndVars(missing))
-				order = ready
-			}
+			order = ready
 		}
 		run := "cascade"
 		if opts.Model != "" {

@@ -7,17 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/compactlab/compact/internal/iostreams"
 )
-
-// cfgRun runs compact with the environment env.
-func cfgRun(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	io, _, out, errOut := iostreams.Test()
-	code = RunEnv(io, args, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
-}
 
 type cfgEntry struct {
 	Key    string `json:"key"`
@@ -28,7 +18,7 @@ type cfgEntry struct {
 
 func cfgShowJSON(t *testing.T, env map[string]string, args ...string) map[string]cfgEntry {
 	t.Helper()
-	code, out, errOut := cfgRun(t, env, append(args, "--json", "config", "show")...)
+	code, out, errOut := runIn(t, env, append(args, "--json", "config", "show")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -50,7 +40,7 @@ func cfgShowJSON(t *testing.T, env map[string]string, args ...string) map[string
 // the source columns.
 func cfgShowText(t *testing.T, env map[string]string, args ...string) (lines map[string][2]string, out string) {
 	t.Helper()
-	code, out, errOut := cfgRun(t, env, append(args, "config", "show")...)
+	code, out, errOut := runIn(t, env, append(args, "config", "show")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -75,7 +65,7 @@ func TestConfigShowSaysWhereEachValueComesFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"COMPACT_COMPRESSION_THRESHOLD": "0.4"}
-	code, out, errOut := cfgRun(t, env, "--config", cfg, "--json", "config", "show")
+	code, out, errOut := runIn(t, env, "--config", cfg, "--json", "config", "show")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -186,7 +176,7 @@ func TestConfigShowProviderKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"GEMINI_API_KEY": geminiKey}
-	code, out, errOut := cfgRun(t, env, "--config", cfg, "config", "show")
+	code, out, errOut := runIn(t, env, "--config", cfg, "config", "show")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -202,11 +192,11 @@ func TestConfigShowProviderKeys(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	_, plain, _ := cfgRun(t, nil, "config", "show")
+	_, plain, _ := runIn(t, nil, "config", "show")
 	if !strings.Contains(plain, "  gemini:      no key (set GOOGLE_API_KEY or GEMINI_API_KEY)\n") {
 		t.Errorf("no gemini key:\n%s", plain[strings.Index(plain, "API keys"):])
 	}
-	_, jsonOut, _ := cfgRun(t, env, "--config", cfg, "--json", "config", "show")
+	_, jsonOut, _ := runIn(t, env, "--config", cfg, "--json", "config", "show")
 	for _, o := range []string{out, jsonOut, errOut} {
 		if strings.Contains(o, geminiKey) || strings.Contains(o, fileKey) || strings.Contains(o, "fake") {
 			t.Fatalf("a key is printed:\n%s", o)
@@ -233,14 +223,14 @@ func TestConfigShowServerKeyIsOptional(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("providers:\n  lab:\n    kind: openai-compatible\n    base_url: http://127.0.0.1:8080\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cfgRun(t, nil, "--config", cfg, "config", "show")
+	code, out, errOut := runIn(t, nil, "--config", cfg, "config", "show")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "  lab:         no key, optional (a server that wants one: set providers.lab.api_key_env)\n") {
 		t.Errorf("server key line:\n%s", out[strings.Index(out, "API keys"):])
 	}
-	_, out, _ = cfgRun(t, map[string]string{"COMPACT_API_KEY": "secret-server-key"}, "config", "show")
+	_, out, _ = runIn(t, map[string]string{"COMPACT_API_KEY": "secret-server-key"}, "config", "show")
 	if !strings.Contains(out, "  --base-url:  key set (COMPACT_API_KEY)\n") || strings.Contains(out, "secret-server-key") {
 		t.Errorf("--base-url key line:\n%s", out[strings.Index(out, "API keys"):])
 	}

@@ -119,9 +119,6 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if _, ok := extract.Channels[opts.Channel]; !ok {
-		return usageErr("--channel: unknown channel %q (want one of %s)", opts.Channel, strings.Join(extract.ChannelNames, ", "))
-	}
 	if opts.Source != extract.SourceMessages && opts.Source != extract.SourceHistory {
 		return usageErr("--source: unknown source %q (want messages or history)", opts.Source)
 	}

@@ -67,10 +67,7 @@ func checkDB(f *Factory, db string, given bool, channel, goos string) error {
 		return fmt.Errorf("database not found: %s (check the path)", db)
 	}
 	var others []string
-	for _, ch := range extract.ChannelNames {
-		if ch == channel {
-			continue
-		}
+	for _, ch := range otherChannels(channel) {
 		if p, err := extract.DefaultDBPath(ch, goos, f.Getenv); err == nil {
 			if _, err := os.Stat(p); err == nil {
 				others = append(others, "--channel "+ch)

@@ -276,11 +276,8 @@ func checkKeys(f *Factory, p *replayPlan) error {
 	if p.cas == nil {
 		return nil
 	}
-	ready, missing := p.cas.SplitByKey(p.order)
-	if len(missing) == 0 {
-		return nil
-	}
-	if len(ready) == 0 {
+	ready, missing := dropKeyless(f, "replay", p.cas, p.order)
+	if len(ready) == 0 && len(missing) > 0 {
 		what, req := "any model of the cascade", "the requests without sending them"
 		if p.single {
 			what, req = missing[0].Model, "the request without sending it"
@@ -288,9 +285,19 @@ func checkKeys(f *Factory, p *replayPlan) error {
 		return usageErr("no API key for %s: set %s; or replay offline with --model builtin, or print %s with --dry-run",
 			what, keyVars(missing, !p.single), req)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "compact replay: no API key for %s; the cascade goes on without them\n", modelsAndVars(missing))
 	p.order = ready
 	return nil
+}
+
+// dropKeyless splits order into the models whose provider has a key and
+// the others. When some but not all have one, it says once on stderr which
+// are left out.
+func dropKeyless(f *Factory, command string, cs *cascade.Cascade, order []string) (ready []string, missing []cascade.MissingKey) {
+	ready, missing = cs.SplitByKey(order)
+	if len(missing) > 0 && len(ready) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "compact %s: no API key for %s; the cascade goes on without them\n", command, modelsAndVars(missing))
+	}
+	return ready, missing
 }
 
 // keyVars names the variables that would give the missing keys, grouped
@@ -563,23 +570,13 @@ func dash(s string) string {
 	return s
 }
 
-// replayConfig is the loaded configuration, or, during shell completion
-// (which may run before it is loaded), the defaults, file and environment.
+// replayConfig is the configuration for completing replay's flags
+// (completionConfig), or the defaults and environment when the file cannot
+// be read.
 func replayConfig(f *Factory) *config.Store {
-	if f.Config != nil {
-		return f.Config
-	}
-	path := f.ConfigPath
-	if path == "" && f.Getenv != nil {
-		path = f.Getenv("COMPACT_CONFIG")
-	}
-	getenv := f.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	st, err := config.LoadEnv(path, getenv)
+	st, err := completionConfig(f)
 	if err != nil {
-		st, _ = config.LoadEnv("", getenv)
+		st, _ = config.LoadEnv("", f.Getenv)
 	}
 	return st
 }

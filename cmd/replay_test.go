@@ -7,18 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/replay"
 )
 
 const sampleDB = "../examples/stagewise/instances.sqlite"
-
-func runIn(t *testing.T, env map[string]string, args ...string) (int, string, string) {
-	t.Helper()
-	io, _, out, errOut := iostreams.Test()
-	code := RunEnv(io, args, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
-}
 
 // extractSample extracts the shipped sample database into a temporary
 // channel directory.

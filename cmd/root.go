@@ -97,11 +97,7 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			path := f.ConfigPath
-			if path == "" {
-				path = f.Getenv("COMPACT_CONFIG")
-			}
-			st, err := config.LoadEnv(path, f.Getenv)
+			st, err := loadConfig(f)
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}

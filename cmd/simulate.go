@@ -174,16 +174,9 @@ func cutLast(s, sep string) (string, string) {
 // model:ID for every model the configuration knows.
 func summarizerValues(f *Factory) []string {
 	out := []string{"builtin", "recorded", "cascade"}
-	st := f.Config
-	if st == nil {
-		path := f.ConfigPath
-		if path == "" {
-			path = f.Getenv("COMPACT_CONFIG")
-		}
-		var err error
-		if st, err = config.LoadEnv(path, f.Getenv); err != nil {
-			return out
-		}
+	st, err := completionConfig(f)
+	if err != nil {
+		return out
 	}
 	if ms, err := cascade.LoadModels(st); err == nil {
 		for _, id := range ms.IDs() {

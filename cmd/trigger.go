@@ -72,17 +72,6 @@ func completeContextWindowModels(c *cobra.Command, f *Factory) {
 	})
 }
 
-// completionConfig is the configuration while the shell completes a flag.
-// It is read again: the root command's hook that loads it runs before the
-// completion request's flags (--config among them) are parsed.
-func completionConfig(f *Factory) (*config.Store, error) {
-	path := f.ConfigPath
-	if path == "" {
-		path = f.Getenv("COMPACT_CONFIG")
-	}
-	return config.LoadEnv(path, f.Getenv)
-}
-
 func runTrigger(c *cobra.Command, opts *triggerOptions) error {
 	fl := c.Flags()
 	if !fl.Changed("used") {

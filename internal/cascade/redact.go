@@ -149,7 +149,12 @@ func sharedSuffixOfHead(s, key string) int {
 
 // Redact removes keys, masked keys and URL credentials from s (see
 // Redactor).
-func Redact(s string, keys ...string) string { return NewRedactor(keys...).Redact(s) }
+func Redact(s string, keys ...string) string {
+	if s == "" {
+		return s // nothing to redact: no redactor (a regular expression per key) to build
+	}
+	return NewRedactor(keys...).Redact(s)
+}
 
 // scrub is Redact (the name the providers use).
 func scrub(s string, keys ...string) string { return Redact(s, keys...) }

@@ -271,6 +271,14 @@ func itemText(it Item) string {
 }
 
 // pct prints a share as a whole percentage.
+// pctOr is pct of *x, or "-" when there is no ratio.
+func pctOr(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return pct(*x)
+}
+
 func pct(x float64) string { return strconv.Itoa(int(math.Round(x*100))) + "%" }
 
 func writeDiff(w *bufio.Writer, d string, p painter) {
@@ -298,19 +306,13 @@ func writeDiff(w *bufio.Writer, d string, p painter) {
 func tableRows(r *Report) [][]string {
 	head := []string{"bundle", "A chars", "B chars", "A kept", "B kept", "A lost", "B lost", "A rules", "B rules", "A leaks", "B leaks", "ROUGE-L", "reuse", "B worse on"}
 	out := [][]string{head}
-	ratio := func(x *float64) string {
-		if x == nil {
-			return "-"
-		}
-		return pct(*x)
-	}
 	for _, row := range r.Summary.Rows {
 		worse := strings.Join(row.Worse, ",")
 		if worse == "" {
 			worse = "-"
 		}
 		out = append(out, []string{row.Bundle, strconv.Itoa(row.CharsA), strconv.Itoa(row.CharsB),
-			ratio(row.KeptA), ratio(row.KeptB), strconv.Itoa(row.LostA), strconv.Itoa(row.LostB),
+			pctOr(row.KeptA), pctOr(row.KeptB), strconv.Itoa(row.LostA), strconv.Itoa(row.LostB),
 			strconv.Itoa(row.RulesA), strconv.Itoa(row.RulesB), strconv.Itoa(row.LeaksA), strconv.Itoa(row.LeaksB),
 			fmt.Sprintf("%.4f", row.RougeLF1), fmt.Sprintf("%.4f", row.Reuse), worse})
 	}
@@ -331,7 +333,7 @@ func tableRows(r *Report) [][]string {
 		"", "", strings.Join(worse, ", ")})
 	m := s.Medians
 	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	out = append(out, []string{"median", num(m.A.Chars), num(m.B.Chars), ratio(m.A.KeptRatio), ratio(m.B.KeptRatio),
+	out = append(out, []string{"median", num(m.A.Chars), num(m.B.Chars), pctOr(m.A.KeptRatio), pctOr(m.B.KeptRatio),
 		num(m.A.Lost), num(m.B.Lost), num(m.A.Violations), num(m.B.Violations), "", "",
 		fmt.Sprintf("%.4f", m.RougeLF1), fmt.Sprintf("%.4f", m.SentenceReuse), ""})
 	return out
@@ -364,7 +366,7 @@ func writeTable(w *bufio.Writer, r *Report, markdown bool) {
 		}
 		return
 	}
-	alignRows(w, rows, true)
+	alignRows(w, rows, true, "")
 }
 
 func writeChainsText(w *bufio.Writer, cs []Chain) {
@@ -376,13 +378,23 @@ func writeChainsText(w *bufio.Writer, cs []Chain) {
 	}
 }
 
-func writeFailedText(w *bufio.Writer, r *Report, p painter) {
+// failOnPassed writes the blank line before the --fail-on verdict, and the
+// verdict itself when nothing failed; it reports whether there is nothing
+// more to write (no --fail-on, or no failure).
+func failOnPassed(w *bufio.Writer, r *Report) bool {
 	if len(r.FailOn) == 0 {
-		return
+		return true
 	}
 	w.WriteString("\n")
 	if len(r.Failed) == 0 {
 		fmt.Fprintf(w, "fail-on %s: B is not worse than A in any comparison\n", strings.Join(r.FailOn, ","))
+		return true
+	}
+	return false
+}
+
+func writeFailedText(w *bufio.Writer, r *Report, p painter) {
+	if failOnPassed(w, r) {
 		return
 	}
 	for _, f := range r.Failed {

@@ -144,12 +144,6 @@ func runsText(r *Report) string {
 func summaryRows(r *Report) [][3]string {
 	t, m, s := r.Summary.Totals, r.Summary.Medians, r.Summary
 	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	ratio := func(x *float64) string {
-		if x == nil {
-			return "-"
-		}
-		return pct(*x)
-	}
 	kept := func(st SideTotals) string {
 		if st.Items == 0 {
 			return "not measured"
@@ -165,7 +159,7 @@ func summaryRows(r *Report) [][3]string {
 		{"chars, median", num(m.A.Chars), num(m.B.Chars)},
 		{fmt.Sprintf("over %d chars", target), strconv.Itoa(t.A.OverTarget), strconv.Itoa(t.B.OverTarget)},
 		{"must-keep kept", kept(t.A), kept(t.B)},
-		{"  median", ratio(m.A.KeptRatio), ratio(m.B.KeptRatio)},
+		{"  median", pctOr(m.A.KeptRatio), pctOr(m.B.KeptRatio)},
 		{"items lost", strconv.Itoa(t.A.Lost), strconv.Itoa(t.B.Lost)},
 		{"  paths", strconv.Itoa(t.A.LostPaths), strconv.Itoa(t.B.LostPaths)},
 		{"rules broken", strconv.Itoa(t.A.Violations), strconv.Itoa(t.B.Violations)},
@@ -185,25 +179,19 @@ func summaryRows(r *Report) [][3]string {
 var worstHead = []string{"bundle", "chars A→B", "kept A→B", "lost A→B", "rules A→B", "leaks A→B", "ROUGE-L", "B worse on"}
 
 func worstCells(row Row, name string) []string {
-	ratio := func(x *float64) string {
-		if x == nil {
-			return "-"
-		}
-		return pct(*x)
-	}
 	worse := strings.Join(row.Worse, ",")
 	if worse == "" {
 		worse = "-"
 	}
 	ab := func(a, b string) string { return a + "→" + b }
-	return []string{name, ab(strconv.Itoa(row.CharsA), strconv.Itoa(row.CharsB)), ab(ratio(row.KeptA), ratio(row.KeptB)),
+	return []string{name, ab(strconv.Itoa(row.CharsA), strconv.Itoa(row.CharsB)), ab(pctOr(row.KeptA), pctOr(row.KeptB)),
 		ab(strconv.Itoa(row.LostA), strconv.Itoa(row.LostB)), ab(strconv.Itoa(row.RulesA), strconv.Itoa(row.RulesB)),
 		ab(strconv.Itoa(row.LeaksA), strconv.Itoa(row.LeaksB)), fmt.Sprintf("%.4f", row.RougeLF1), worse}
 }
 
 // alignRows writes rows with the columns aligned: the first left, the
-// others right, or the last left when lastLeft.
-func alignRows(w *bufio.Writer, rows [][]string, lastLeft bool) {
+// others right, or the last left when lastLeft; each line after indent.
+func alignRows(w *bufio.Writer, rows [][]string, lastLeft bool, indent string) {
 	if len(rows) == 0 {
 		return
 	}
@@ -215,6 +203,7 @@ func alignRows(w *bufio.Writer, rows [][]string, lastLeft bool) {
 	}
 	for _, row := range rows {
 		var b strings.Builder
+		b.WriteString(indent)
 		for j, c := range row {
 			n := widths[j] - utf8.RuneCountInString(c)
 			switch {
@@ -261,20 +250,18 @@ func writeSummaryText(w *bufio.Writer, r *Report, opt TextOptions, p painter) {
 	root := commonRoot(r.Comparisons)
 	w.WriteString(p.paint(ansiBold, summaryHeadline(r, root)) + "\n")
 	w.WriteString(summaryExplainAB + "\n\n")
+	sr := summaryRows(r)
 	rows := [][]string{{"", "A", "B"}}
-	for _, row := range summaryRows(r) {
-		if row[1] == "" {
-			continue
-		}
-		rows = append(rows, []string{row[0], row[1], row[2]})
-	}
 	wl := 0
-	for _, row := range summaryRows(r) {
+	for _, row := range sr {
 		wl = max(wl, utf8.RuneCountInString(row[0]))
+		if row[1] != "" {
+			rows = append(rows, []string{row[0], row[1], row[2]})
+		}
 	}
 	rows[0][0] = strings.Repeat(" ", wl)
-	alignRows(w, rows, false)
-	for _, row := range summaryRows(r) {
+	alignRows(w, rows, false, "")
+	for _, row := range sr {
 		if row[1] != "" {
 			continue
 		}
@@ -294,7 +281,7 @@ func writeSummaryText(w *bufio.Writer, r *Report, opt TextOptions, p painter) {
 		for _, row := range rows {
 			table = append(table, worstCells(row, relTo(root, row.Bundle)))
 		}
-		alignRows(w, table, true)
+		alignRows(w, table, true, "")
 	}
 	st := r.ChainStats()
 	w.WriteString("\n" + chainsHeadline(st) + "\n")
@@ -309,7 +296,7 @@ func writeSummaryText(w *bufio.Writer, r *Report, opt TextOptions, p painter) {
 			table = append(table, append([]string{relTo(root, c.Chain), "A"}, pad(chainCells(c.A), cols)...))
 			table = append(table, append([]string{"", "B"}, pad(chainCells(c.B), cols)...))
 		}
-		alignChains(w, table)
+		alignRows(w, table, false, "  ")
 	}
 	writeFailedSummary(w, r, p)
 }
@@ -320,29 +307,6 @@ func pad(cells []string, n int) []string {
 		cells = append(cells, "")
 	}
 	return cells
-}
-
-// alignChains writes chain rows: the name left, the sizes right-aligned.
-func alignChains(w *bufio.Writer, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for j, c := range row {
-			widths[j] = max(widths[j], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		b.WriteString("  ")
-		for j, c := range row {
-			n := widths[j] - utf8.RuneCountInString(c)
-			if j == 0 {
-				b.WriteString(c + strings.Repeat(" ", n))
-				continue
-			}
-			b.WriteString("  " + strings.Repeat(" ", n) + c)
-		}
-		w.WriteString(strings.TrimRight(b.String(), " ") + "\n")
-	}
 }
 
 func sumWorse(r *Report) int {
@@ -356,12 +320,7 @@ func sumWorse(r *Report) int {
 // writeFailedSummary is the --fail-on verdict in one line: how many bundles
 // failed each gated measure.
 func writeFailedSummary(w *bufio.Writer, r *Report, p painter) {
-	if len(r.FailOn) == 0 {
-		return
-	}
-	w.WriteString("\n")
-	if len(r.Failed) == 0 {
-		fmt.Fprintf(w, "fail-on %s: B is not worse than A in any comparison\n", strings.Join(r.FailOn, ","))
+	if failOnPassed(w, r) {
 		return
 	}
 	var parts []string

@@ -146,63 +146,7 @@ func (m *Metadata) AppendJSON(b []byte) []byte {
 //
 // Go's strings.ToValidUTF8 (one U+FFFD for a whole run of bad bytes) and
 // utf8.DecodeRune (one per byte) both differ from this.
-func TextColumn(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			b = append(b, s[i])
-			i++
-			continue
-		}
-		n, ok := utf8Sequence(s[i:])
-		if ok {
-			b = append(b, s[i:i+n]...)
-		} else {
-			b = append(b, "\uFFFD"...)
-		}
-		i += n
-	}
-	return string(b)
-}
-
-// utf8Sequence reads the sequence at the start of s (s[0] >= 0x80): the
-// length of a well-formed sequence and true, or the length of the maximal
-// subpart of an ill-formed one (at least 1) and false. The second byte's
-// range depends on the lead byte (Unicode Table 3-7); later ones are
-// 80..BF.
-func utf8Sequence(s string) (int, bool) {
-	lead := s[0]
-	var need int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case lead >= 0xC2 && lead <= 0xDF:
-		need = 1
-	case lead == 0xE0:
-		need, lo = 2, 0xA0
-	case lead == 0xED:
-		need, hi = 2, 0x9F // no surrogates
-	case lead >= 0xE1 && lead <= 0xEF:
-		need = 2
-	case lead == 0xF0:
-		need, lo = 3, 0x90
-	case lead >= 0xF1 && lead <= 0xF3:
-		need = 3
-	case lead == 0xF4:
-		need, hi = 3, 0x8F // nothing past U+10FFFF
-	default: // 80..C1, F5..FF: never a lead byte
-		return 1, false
-	}
-	for k := 1; k <= need; k++ {
-		if k >= len(s) || s[k] < lo || s[k] > hi {
-			return k, false
-		}
-		lo, hi = 0x80, 0xBF
-	}
-	return need + 1, true
-}
+func TextColumn(s string) string { return history.ToValidUTF8(s) }
 
 // writeFile writes data to dir/name, as Node writes a string: lone
 // surrogates become U+FFFD. mayLone false says data holds none.

@@ -896,7 +896,7 @@ func makeStaging(dir string) (string, error) {
 	}
 	// The staging directory is renamed into place: it gets what any new
 	// directory gets, as the chat directories inside it do.
-	st, err := fsutil.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-", "")
+	st, err := fsutil.MkdirTemp(parent, fsutil.PartialPrefix(dir), "")
 	if err == nil {
 		return st, nil
 	}

@@ -8,11 +8,6 @@ import (
 	"github.com/compactlab/compact/internal/fsutil"
 )
 
-// stagingPrefix starts the names of the staging directories beside dir,
-// as makeStaging names them: .<base>.partial-N while a run writes,
-// .<base>.partial-N.old for the output it replaces while that is removed.
-func stagingPrefix(dir string) string { return "." + filepath.Base(dir) + ".partial-" }
-
 // CleanStaleStaging removes what killed runs left beside outDir — their
 // staging directories, .<out>.partial-N, and the outputs they were
 // replacing, .<out>.partial-N.old — unless a live process holds them (a
@@ -21,7 +16,7 @@ func stagingPrefix(dir string) string { return "." + filepath.Base(dir) + ".part
 // fsutil.Locking) it removes nothing.
 func CleanStaleStaging(outDir string) (int, error) {
 	outDir = filepath.Clean(outDir) // "out/" is out, beside which staging goes
-	return fsutil.CleanStale(filepath.Dir(outDir), stagingPrefix(outDir))
+	return fsutil.CleanStale(filepath.Dir(outDir), fsutil.PartialPrefix(outDir))
 }
 
 // removeInterruptible removes path (a staging directory after a failed or

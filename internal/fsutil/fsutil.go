@@ -54,7 +54,7 @@ func MkdirTemp(dir, prefix, suffix string) (string, error) {
 			register(name, l)
 			return name, nil
 		}
-		if !errors.Is(err, errHeld) && !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, ErrHeld) && !errors.Is(err, fs.ErrNotExist) {
 			os.Remove(name)
 			return "", err
 		}
@@ -93,7 +93,7 @@ func Hold(path string) (release func(), err error) {
 
 // ErrHeld reports a directory another process (or another hold of this
 // one) holds.
-var ErrHeld = errHeld
+var ErrHeld = errors.New("held by a live process")
 
 var (
 	heldMu sync.Mutex
@@ -156,7 +156,7 @@ func CleanStale(dir, prefix string) (removed int, err error) {
 func removeIfStale(path string) (bool, error) {
 	l, err := lockPath(path)
 	if err != nil {
-		if errors.Is(err, errHeld) || errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, ErrHeld) || errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
 		return false, err
@@ -184,3 +184,10 @@ func CreateTemp(dir, prefix, suffix string) (*os.File, error) {
 	}
 	return nil, err
 }
+
+// PartialPrefix starts the names of the temporary directories an output
+// directory at path is written under before it is renamed into place:
+// .<base>.partial-N beside it (and .<base>.partial-N.old for the output it
+// replaces while that is removed). Writers and the cleaners of their
+// leftovers name them through this one function.
+func PartialPrefix(path string) string { return "." + filepath.Base(path) + ".partial-" }

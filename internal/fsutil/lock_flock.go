@@ -3,7 +3,6 @@
 package fsutil
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"syscall"
@@ -13,8 +12,6 @@ import (
 // CleanStale can tell a leftover from a live run's directory.
 const Locking = true
 
-var errHeld = errors.New("held by a live process")
-
 // lock is an open descriptor carrying an flock.
 type lock struct{ fd int }
 
@@ -22,7 +19,7 @@ func (l lock) unlock() { syscall.Close(l.fd) } // closing the last descriptor dr
 
 // lockPath opens path (a directory or a file, not followed if a symbolic
 // link) and takes an exclusive flock on it without waiting. It fails with
-// errHeld when someone holds it, and with fs.ErrNotExist when path is
+// ErrHeld when someone holds it, and with fs.ErrNotExist when path is
 // gone or names another file by the time the lock is taken.
 func lockPath(path string) (lock, error) {
 	var fd int
@@ -45,7 +42,7 @@ func lockPath(path string) (lock, error) {
 	if err != nil {
 		syscall.Close(fd)
 		if err == syscall.EWOULDBLOCK {
-			return lock{}, fmt.Errorf("%s: %w", path, errHeld)
+			return lock{}, fmt.Errorf("%s: %w", path, ErrHeld)
 		}
 		return lock{}, &fs.PathError{Op: "flock", Path: path, Err: err}
 	}

@@ -2,15 +2,11 @@
 
 package fsutil
 
-import "errors"
-
 // Locking reports whether temporary directories are held, so that
 // CleanStale can tell a leftover from a live run's directory. Here they
 // are not: CleanStale removes nothing, and leftovers of a killed run stay
 // until removed by hand.
 const Locking = false
-
-var errHeld = errors.New("held by a live process")
 
 type lock struct{}
 

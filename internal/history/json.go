@@ -654,7 +654,7 @@ func (p *parser) str() (string, error) {
 			out := s[start:p.i]
 			p.i++
 			if high != 0 && !utf8.ValidString(out) {
-				return toValidUTF8(out), nil
+				return ToValidUTF8(out), nil
 			}
 			return out, nil
 		}
@@ -759,7 +759,7 @@ func (p *parser) strSlow(start int) (string, error) {
 	if run := s[start:p.i]; utf8.ValidString(run) {
 		b = append(b, run...)
 	} else {
-		b = append(b, toValidUTF8(run)...)
+		b = append(b, ToValidUTF8(run)...)
 	}
 	for p.i < len(s) {
 		if j := scanPlain(s, p.i); j > p.i {
@@ -769,7 +769,7 @@ func (p *parser) strSlow(start int) (string, error) {
 			if run := s[p.i:j]; utf8.ValidString(run) {
 				b = append(b, run...)
 			} else {
-				b = append(b, toValidUTF8(run)...)
+				b = append(b, ToValidUTF8(run)...)
 			}
 			p.i = j
 			if p.i >= len(s) {
@@ -847,9 +847,15 @@ func hex4(s string, i int) (rune, bool) {
 	return r, true
 }
 
-// toValidUTF8 decodes bytes the way Node's UTF-8 decoder does: each maximal
-// ill-formed subsequence becomes one U+FFFD.
-func toValidUTF8(s string) string {
+// ToValidUTF8 decodes bytes the way Node's UTF-8 decoder does (the WHATWG
+// decoder): each maximal ill-formed subsequence becomes one U+FFFD, so a
+// surrogate encoded in UTF-8 (ED A0..BF xx) gives three. Valid text is
+// returned as it is, without copying. Go's strings.ToValidUTF8 (one U+FFFD
+// for a run of bad bytes) and utf8.DecodeRune (one per byte) both differ.
+func ToValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
 	b := make([]byte, 0, len(s)+8)
 	for i := 0; i < len(s); {
 		c := s[i]

@@ -701,7 +701,7 @@ func lazyGet(l *lazySrc, k string) (v Value, ok bool) {
 		if strings.IndexByte(s[ks:end], '\\') < 0 {
 			key = s[ks:end]
 			if !utf8.ValidString(key) {
-				key = toValidUTF8(key)
+				key = ToValidUTF8(key)
 			}
 			p.i = end + 1
 		} else {

@@ -93,14 +93,6 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 		}
 	case Map, Set, RegExp:
 		w.b = append(w.b, "{}"...)
-	case Array:
-		if onStack(stack, v.c) {
-			return ErrCircular
-		}
-		if v.cc().isShared() {
-			return w.shared(v, stack)
-		}
-		return w.array(v, stack)
 	case TypedArray:
 		w.b = append(w.b, '{')
 		for i, e := range v.cc().Vals {
@@ -113,14 +105,14 @@ func (w *jsonWriter) value(v Value, stack []*Container) error {
 			w.b = AppendNumber(w.b, e.n)
 		}
 		w.b = append(w.b, '}')
-	case Object, Error:
+	case Array, Object, Error:
 		if onStack(stack, v.c) {
 			return ErrCircular
 		}
 		if v.cc().isShared() {
 			return w.shared(v, stack)
 		}
-		return w.object(v, stack)
+		return w.container(v, stack)
 	}
 	return nil
 }
@@ -251,25 +243,17 @@ func (w *lenWriter) value(v Value, stack []*Container) error {
 		}
 	case Map, Set, RegExp:
 		w.n += 2
-	case Array:
-		if onStack(stack, v.c) {
-			return ErrCircular
-		}
-		if v.cc().isShared() {
-			return w.shared(v, stack)
-		}
-		return w.array(v, stack)
 	case TypedArray:
 		b, _ := AppendJSON(nil, v)
 		w.n += len(b)
-	case Object, Error:
+	case Array, Object, Error:
 		if onStack(stack, v.c) {
 			return ErrCircular
 		}
 		if v.cc().isShared() {
 			return w.shared(v, stack)
 		}
-		return w.object(v, stack)
+		return w.container(v, stack)
 	}
 	return nil
 }
@@ -517,18 +501,6 @@ func dateString(ms float64) string {
 // "[object Map]", Set "[object Set]", a RegExp its literal, an Error
 // "name: message", a Date its local-time string.
 func ToString(v Value) string {
-	switch v.k {
-	case String, BigInt, RegExp, URL:
-		return v.s
-	case Number:
-		return NumberToString(v.n)
-	case Undefined:
-		return "undefined"
-	case Null:
-		return "null"
-	case Object:
-		return "[object Object]"
-	}
 	s, _ := ToStringChecked(v)
 	return s
 }

@@ -121,7 +121,7 @@ func TestStrValidatesUTF8AtEveryOffset(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := toValidUTF8(strings.ReplaceAll(body, `\n`, "\n"))
+				want := ToValidUTF8(strings.ReplaceAll(body, `\n`, "\n"))
 				if v.Str() != want {
 					t.Fatalf("n %d bad %q tail %q: got %q, want %q", n, bad, tail, v.Str(), want)
 				}

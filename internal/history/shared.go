@@ -74,13 +74,7 @@ func (w *lenWriter) shared(v Value, stack []*Container) error {
 	}
 	outer := w.n
 	w.n = 0
-	var err error
-	if v.k == Array {
-		err = w.array(v, stack)
-	} else {
-		err = w.object(v, stack)
-	}
-	if err != nil {
+	if err := w.container(v, stack); err != nil {
 		return err
 	}
 	n := min(w.n, MaxStringLength+1)
@@ -106,13 +100,7 @@ func (w *jsonWriter) shared(v Value, stack []*Container) error {
 		return nil
 	}
 	start := len(w.b)
-	var err error
-	if v.k == Array {
-		err = w.array(v, stack)
-	} else {
-		err = w.object(v, stack)
-	}
-	if err != nil {
+	if err := w.container(v, stack); err != nil {
 		return err
 	}
 	if len(w.b)-w.base > MaxSharedOutput {
@@ -212,4 +200,20 @@ func (w *strWriter) check() error {
 		return ErrTooLarge
 	}
 	return nil
+}
+
+// container writes an Array or an Object (or Error) not on the stack.
+func (w *jsonWriter) container(v Value, stack []*Container) error {
+	if v.k == Array {
+		return w.array(v, stack)
+	}
+	return w.object(v, stack)
+}
+
+// container measures an Array or an Object (or Error) not on the stack.
+func (w *lenWriter) container(v Value, stack []*Container) error {
+	if v.k == Array {
+		return w.array(v, stack)
+	}
+	return w.object(v, stack)
 }

@@ -250,7 +250,7 @@ func writeBundle(dir string, files map[string][]byte, force bool) (removed int, 
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return 0, err
 	}
-	prefix := "." + filepath.Base(dir) + ".partial-"
+	prefix := fsutil.PartialPrefix(dir)
 	// A leftover that cannot be removed does not stop the run.
 	removed, _ = fsutil.CleanStale(parent, prefix)
 	tmp, err := fsutil.MkdirTemp(parent, prefix, "")
