@@ -97,7 +97,20 @@ func headingLine(t string) (string, bool) {
 // sanitizeLine keeps a line but takes off what would start a bullet, a
 // numbered item, a table row or a heading (lines of code blocks get here),
 // and links the plain mount-prefixed paths.
-func sanitizeLine(ln string) string {
+func sanitizeLine(ln string) string { return noFence(sanitizeMarks(ln)) }
+
+// noFence takes the marks off a line that would open or close a code block
+// (what is left of "# ```" once its heading marks are gone, say).
+func noFence(s string) string {
+	t := strings.TrimLeftFunc(s, unicode.IsSpace)
+	if !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+		return s
+	}
+	return strings.TrimLeft(t, "`~ \t")
+}
+
+// sanitizeMarks is sanitizeLine before the fence check.
+func sanitizeMarks(ln string) string {
 	t := strings.TrimLeftFunc(ln, unicode.IsSpace)
 	if strings.TrimFunc(t, func(r rune) bool { return r == '#' || unicode.IsSpace(r) }) == "" {
 		return ""
