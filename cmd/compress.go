@@ -168,6 +168,9 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		}
 		return err
 	}
+	if n := res.LeftoversRemoved; n > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "compact compress: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), res.Bundle)
+	}
 	w := f.IO.Out
 	var items []replay.Item
 	if !res.Skipped() && !opts.NoModel {

@@ -154,7 +154,7 @@ func TestExtractMinMessages(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("env ten: exit %d, stderr %q", r.code, r.stderr)
 	}
-	xtOneLineError(t, r, `extract.min_messages: "ten" is not a whole number (env COMPACT_EXTRACT_MIN_MESSAGES)`)
+	xtOneLineError(t, r, `config: environment: COMPACT_EXTRACT_MIN_MESSAGES: "ten" is not a whole number`)
 	if r, _ := run(map[string]string{}, "--min-messages", "6.5"); r.code != 2 || !strings.Contains(r.stderr, "--min-messages") {
 		t.Errorf("--min-messages 6.5: exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -1101,7 +1101,7 @@ func TestExtractManyWarningsInChatOrder(t *testing.T) {
 		rows[6].meta = `{"json":{"compressedHistory":null}}`
 		id := fmt.Sprintf("chat-%02d", i)
 		chats = append(chats, xtChat{id: id, title: "T", lastAt: int64(100 - i), rows: rows})
-		want = append(want, "compact extract: warning: chat "+id+" message 6: compressedHistory is null, not a string; skipped compression-002")
+		want = append(want, "compact extract: warning: chat "+id+" message 6: compressedHistory is null, neither a string nor a typed array: the upstream script crashes on it (ERR_INVALID_ARG_TYPE) and writes nothing more; skipped compression-002")
 	}
 	db := xtWriteDB(t, xtSchemaV9, chats...)
 	out := xtOut(t)

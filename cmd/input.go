@@ -1,28 +1,64 @@
 package cmd
 
 import (
+	"bufio"
+	"errors"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 )
 
 // readInput reads the file named by args[0], or stdin when there is none
-// or it is "-".
+// or it is "-". Every caller decodes superjson, which starts with '{' after
+// white space: an input that starts otherwise is returned up to its first
+// byte that cannot start JSON, so decoding fails there at once instead of
+// after an endless stream (/dev/zero) is read. The rest is read up to the
+// most a JavaScript string can hold (fsutil.MaxJSStringBytes).
 func readInput(f *Factory, args []string) (text, name string, err error) {
-	var data []byte
 	name = "stdin"
+	var r io.Reader = f.IO.In
 	if len(args) > 0 && args[0] != "-" {
 		name = args[0]
-		data, err = os.ReadFile(name)
-	} else {
-		data, err = io.ReadAll(f.IO.In)
+		file, err := os.Open(name)
+		if err != nil {
+			return "", name, usageErr("%v", err)
+		}
+		defer file.Close()
+		if st, err := file.Stat(); err == nil && st.IsDir() {
+			return "", name, usageErr("%s is a directory: give a file of superjson text, or - for stdin", name)
+		}
+		r = file
 	}
+	br := bufio.NewReader(r)
+	var head []byte
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			break // EOF or a read error: ReadLimit below reports the error
+		}
+		head = append(head, c)
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[':
+			// a JSON container: read the rest
+		default:
+			return string(head), name, nil
+		}
+		break
+	}
+	rest, err := fsutil.ReadLimit(br, name, fsutil.MaxJSStringBytes-int64(len(head)))
 	if err != nil {
+		var big *fsutil.TooLargeError
+		if errors.As(err, &big) {
+			big.Max = fsutil.MaxJSStringBytes
+		}
 		return "", name, usageErr("%v", err)
 	}
-	return string(data), name, nil
+	return string(head) + string(rest), name, nil
 }
 
 // decodeInput decodes superjson text; bad input is a usage error (exit 2).

@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 )
@@ -107,9 +106,9 @@ func runPromptUser(opts *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	data, err := io.ReadAll(opts.f.IO.In)
+	data, err := fsutil.ReadLimit(opts.f.IO.In, "stdin", fsutil.MaxJSStringBytes)
 	if err != nil {
-		return usageErr("stdin: %v", err)
+		return usageErr("%v", err)
 	}
 	locale := opts.Locale
 	if locale == "" {
@@ -196,11 +195,15 @@ type promptImportResult struct {
 	SystemLen16 int    `json:"systemLen16"`
 }
 
+// maxPromptSource bounds the prompt.ts that import reads; upstream's is
+// about 20 KB.
+const maxPromptSource = 16 << 20
+
 func runPromptImport(opts *promptOptions) error {
 	if opts.Out == "" {
 		return usageErr("--out: a directory is required")
 	}
-	src, err := os.ReadFile(opts.Args[0])
+	src, err := fsutil.ReadFileLimit(opts.Args[0], maxPromptSource)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -214,6 +217,15 @@ func runPromptImport(opts *promptOptions) error {
 			return usageErr("%s: %s", opts.Args[0], ie.Msg)
 		}
 		return usageErr("%s: %v", opts.Args[0], err)
+	}
+	// The temporary files of killed imports into the same directory go
+	// first, unless a live import holds them.
+	n, err := prompt.CleanLeftovers(opts.Out)
+	if err != nil {
+		fmt.Fprintf(opts.f.IO.ErrOut, "compact prompt import: warning: leftovers of an interrupted run: %v\n", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(opts.f.IO.ErrOut, "compact prompt import: removed %s of an interrupted run in %s\n", plural(n, "leftover"), opts.Out)
 	}
 	if err := p.Save(opts.Out); err != nil {
 		return err

@@ -78,6 +78,16 @@ func runSampleDB(opts *sampleDBOptions) error {
 	if err := os.MkdirAll(filepath.Dir(opts.Out), 0o755); err != nil {
 		return err
 	}
+	// What killed runs for the same output left beside it (their
+	// half-written databases) goes first, unless a live run holds it.
+	errOut := opts.f.IO.ErrOut
+	n, err := sample.CleanLeftovers(opts.Out)
+	if err != nil {
+		fmt.Fprintf(errOut, "compact sample-db: warning: leftovers of an interrupted run: %v\n", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(errOut, "compact sample-db: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), opts.Out)
+	}
 	st, err := sample.WriteStats(opts.Out, sample.Options{
 		Chats: opts.Chats, MessagesPerChat: opts.MessagesPerChat, Seed: opts.Seed, SchemaVersion: opts.SchemaVersion,
 	})

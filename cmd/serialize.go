@@ -3,10 +3,10 @@ package cmd
 import (
 	"encoding/json"
 	"errors"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/serialize"
 )
@@ -77,7 +77,7 @@ func runSerialize(opts *serializeOptions) error {
 	var slash map[string]serialize.SlashItem
 	switch {
 	case opts.ResolvedSlash != "":
-		data, err := os.ReadFile(opts.ResolvedSlash)
+		data, err := fsutil.ReadFileLimit(opts.ResolvedSlash, fsutil.MaxJSStringBytes)
 		if err != nil {
 			return usageErr("--resolved-slash: %v", err)
 		}

@@ -10,7 +10,9 @@
 // tool calls in second-person prose, with every path as a [](path:…) link; at e3e a
 // closing "## Current working state" of exactly two sentences. When the
 // result would pass the size target the oldest material is condensed first
-// and the newest task is kept in full.
+// and the newest task is kept in full; when the previous briefing alone
+// leaves no room, its oldest sections are merged into one "Earlier topics"
+// digest, so that a long chain of compactions stays within the target.
 package briefing
 
 import (
@@ -117,10 +119,34 @@ const sep = 2
 //     section;
 //  5. then the newest section is condensed too;
 //  6. then the previous briefing's shortened sections cap their kept links;
-//  7. last, every section names fewer files and failures.
+//  7. then every section names fewer files and failures;
+//  8. last, when the previous briefing still leaves no room, its oldest
+//     sections are merged into one "Earlier topics" digest, as few as bring
+//     the rest of it within half the target (or all of them), and the
+//     layout starts again from 1 with that briefing.
 //
-// It stops as soon as the briefing fits.
+// It stops as soon as the briefing fits. Step 8 is what keeps a long chain
+// of compactions bounded: each briefing carries the one before, so without
+// it the briefing, and the work of writing it, grows with every compaction.
 func fit(prev []prevSection, tasks []*task, tail string, target int) []string {
+	pieces, ok := fitLayout(prev, tasks, tail, target)
+	if ok || len(prev) == 0 {
+		return pieces
+	}
+	// 8.
+	limit := target + sep
+	for _, budget := range []int{limit / 2, 0} {
+		merged := mergeOldest(prev, budget)
+		if pieces, ok = fitLayout(merged, tasks, tail, target); ok || len(merged) == 1 {
+			return pieces
+		}
+	}
+	return pieces
+}
+
+// fitLayout is fit's steps 1 to 7; ok is false when even step 7 does not
+// fit (the pieces are then its layout).
+func fitLayout(prev []prevSection, tasks []*task, tail string, target int) (pieces []string, ok bool) {
 	limit := target + sep // each piece costs its length and a separator; the first has none
 	pl := make([]int, len(prev))
 	plen := make([][3]int, len(prev))
@@ -167,7 +193,7 @@ func fit(prev []prevSection, tasks []*task, tail string, target int) []string {
 	// The tasks in full, or as much of them as shows they cannot fit.
 	full, fullOK := f.full(limit - tailCost)
 	if fullOK && prevTotal+full.cost+tailCost <= limit {
-		return layout(full)
+		return layout(full), true
 	}
 	// 1.
 	if len(prev) > 1 && float64(prevTotal)/float64(target) >= 0.6 {
@@ -175,25 +201,25 @@ func fit(prev []prevSection, tasks []*task, tail string, target int) []string {
 			setPrev(i, 1)
 		}
 		if fullOK && prevTotal+full.cost+tailCost <= limit {
-			return layout(full)
+			return layout(full), true
 		}
 	}
 	budget := func() int { return limit - prevTotal - tailCost }
 	// 2.
 	if l, ok := f.plan(budget(), 0, false, compactLevel); ok {
-		return layout(l)
+		return layout(l), true
 	}
 	// 3.
 	for i := range prev {
 		setPrev(i, 1)
 	}
 	if l, ok := f.plan(budget(), 0, false, compactLevel); ok {
-		return layout(l)
+		return layout(l), true
 	}
 	// 4. and 5.
 	for nl := 0; nl <= compactLevel; nl++ {
 		if l, ok := f.plan(budget(), nl, true, compactLevel); ok {
-			return layout(l)
+			return layout(l), true
 		}
 	}
 	// 6.
@@ -201,11 +227,11 @@ func fit(prev []prevSection, tasks []*task, tail string, target int) []string {
 		setPrev(i, 2)
 	}
 	if l, ok := f.plan(budget(), compactLevel, true, compactLevel); ok {
-		return layout(l)
+		return layout(l), true
 	}
 	// 7.
-	l, _ := f.plan(budget(), len(details)-1, true, len(details)-1)
-	return layout(l)
+	l, ok := f.plan(budget(), len(details)-1, true, len(details)-1)
+	return layout(l), ok
 }
 
 // taskLayout places the task sections: the first merged ones become stub,

@@ -356,6 +356,9 @@ func FuzzWriteKeepsDiffRules(f *testing.F) {
 	f.Add("<previous-chat-history>## A\n\n#\v\n\v1. w1/a\n```sh\n# install\n```\n</previous-chat-history>", 0, "e3e")
 	f.Add("<user>[attached: w1/a b.png]\nok</user>\n<assistant>[read: w1/My Docs/a.md]\n[asked user: Pick → Where: w1/src/]</assistant>", 0, "e3e")
 	f.Add("<user>Use `e.g.` Then stop.</user>\n<assistant>[read: w1/a.ts ✗ see `a.` Then retry]</assistant>", 0, "e3e")
+	// A previous briefing that leaves no room: its oldest sections are
+	// merged into an "Earlier topics" digest (one of its own included).
+	f.Add("<previous-chat-history>## Earlier topics\n\nBefore the sections below, your earlier briefings held 7 more sections, from “a” to “b”. They named [](path:w1/x y.ts) and others.\n\n## Fix w1/src/a.ts “now\n\nYou changed w1/b.ts. The user decided to keep it. More text here.\n\n## Current working state\n\nYou ran the tests. Your next step is to fix them.</previous-chat-history>\n<user>Go on with w1/src/f.ts.</user>\n<assistant>[shell: go test → exit 1]</assistant>", 200, "e3e")
 	f.Fuzz(func(t *testing.T, compact string, target int, profile string) {
 		if profile != diff.ProfileHead {
 			profile = diff.ProfileE3E

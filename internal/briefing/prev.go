@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/compactlab/compact/internal/history"
 )
 
 // This file carries the previous briefing over. Its text is kept as it was,
@@ -13,6 +15,8 @@ import (
 // since the new one ends the briefing. When the budget calls for it a section
 // is shortened in place: its heading, first two sentences, the sentences that
 // record a decision or an outcome, and every link of the rest are kept.
+// When even that leaves no room, the oldest sections are merged into one
+// digest (mergeOldest, below).
 
 const (
 	earlierHeading   = "Earlier work"
@@ -27,6 +31,7 @@ type prevSection struct {
 	heading string
 	body    string // lines as they were, sanitized
 	isState bool   // the old "Current working state" section
+	digest  bool   // the digest of older sections (mergeOldest): never shortened
 }
 
 // decisionWords mark sentences a shortened section keeps: decisions,
@@ -149,7 +154,7 @@ func (p *prevSection) render(level int) string {
 		h = oldStateHeading
 	}
 	body := p.body
-	if level > 0 {
+	if level > 0 && !p.digest {
 		body = shortenBody(body, level)
 	}
 	if body == "" {
@@ -208,4 +213,181 @@ func hasDecision(s string) bool {
 		}
 	}
 	return false
+}
+
+// When the previous briefing leaves no room even with every section
+// shortened and the new material condensed to the least detail (a long
+// chain of compactions, each carrying the one before), its oldest sections
+// are merged into one digest: how many sections they were, the first and
+// last topic, and the first links they named ("and others" for the rest: a
+// digest no longer has them, so it could not tell repeats to count them).
+// Without it the briefing grows with every compaction, past the target and
+// without bound, and each compaction re-reads all of it.
+
+const (
+	digestHeading  = "Earlier topics"
+	digestLead     = "Before the sections below, your earlier briefings held "
+	digestNamed    = " They named "
+	digestNoLinks  = " They named no links."
+	digestLong     = " They named only links too long to list."
+	digestOthers   = " and others." // after the links listed, when there were more
+	maxDigestLinks = maxLinksMinimal
+	maxDigestLink  = 300 // bytes: a longer link is not listed
+	maxDigestTopic = 80  // UTF-16 units of a topic named
+)
+
+// digest is the merged form of the oldest sections of a previous briefing.
+type digest struct {
+	sections    int             // sections merged, those of earlier digests included
+	first, last string          // the first and last topics named, as clauses
+	links       []string        // the links listed, in order of first mention
+	seen        map[string]bool // links met so far
+	more        bool            // links named beyond those listed
+}
+
+// add merges one section into the digest.
+func (d *digest) add(s *prevSection) {
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	body := s.body
+	if n, first, last, ok := parseDigest(s); ok {
+		// An earlier digest: carry its counts and topics over, and read
+		// the links from its list only.
+		d.sections += n
+		if d.first == "" {
+			d.first = first
+		}
+		if last != "" {
+			d.last = last
+		}
+		body = ""
+		if i := strings.LastIndex(s.body, digestNamed); i >= 0 {
+			body = s.body[i:]
+			d.more = d.more || strings.HasSuffix(body, digestOthers) || body == digestLong
+		}
+	} else {
+		d.sections++
+		if topic := digestTopic(s.heading); topic != "" && !genericHeading(s) {
+			if d.first == "" {
+				d.first = topic
+			}
+			d.last = topic
+		}
+	}
+	for _, l := range links(body) {
+		if d.seen[l] {
+			continue
+		}
+		d.seen[l] = true
+		if len(d.links) < maxDigestLinks && len(l) <= maxDigestLink {
+			d.links = append(d.links, l)
+		} else {
+			d.more = true
+		}
+	}
+}
+
+// genericHeading reports whether a section's heading names no topic of
+// its own (a working state, a merged or digest section, headless text).
+func genericHeading(s *prevSection) bool {
+	if s.isState {
+		return true
+	}
+	for _, h := range []string{oldStateHeading, mergedHeading, earlierHeading, digestHeading} {
+		if strings.EqualFold(s.heading, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// digestTopic is a heading as a clause to quote in the digest, its
+// quotes closed.
+func digestTopic(h string) string {
+	return closeQuotes(clause(stripLinks(h), maxDigestTopic))
+}
+
+// parseDigest recognises a digest section this writer wrote and returns
+// how many sections it merged and the first and last topics it names.
+func parseDigest(s *prevSection) (n int, first, last string, ok bool) {
+	if s.heading != digestHeading {
+		return 0, "", "", false
+	}
+	rest, found := strings.CutPrefix(s.body, digestLead)
+	if !found {
+		return 0, "", "", false
+	}
+	i := 0
+	for i < len(rest) && i < 9 && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	n, err := strconv.Atoi(rest[:i])
+	if err != nil || n <= 0 {
+		return 0, "", "", false
+	}
+	rest = rest[i:]
+	if r, ok := strings.CutPrefix(rest, " more sections, from “"); ok {
+		if a, b, ok := strings.Cut(r, "” to “"); ok {
+			if j := strings.Index(b, "”."); j > 0 {
+				first, last = a, b[:j]
+			}
+		}
+	} else if r, ok := strings.CutPrefix(rest, " more section, “"); ok {
+		if j := strings.Index(r, "”."); j > 0 {
+			first = r[:j]
+		}
+	} else if r, ok := strings.CutPrefix(rest, " more sections, “"); ok {
+		if j := strings.Index(r, "”."); j > 0 {
+			first = r[:j]
+		}
+	}
+	return n, first, last, true
+}
+
+// section writes the digest as a previous-briefing section.
+func (d *digest) section() prevSection {
+	var b strings.Builder
+	b.WriteString(digestLead + count(d.sections, "more section"))
+	switch {
+	case d.first == "":
+		b.WriteString(".")
+	case d.last == "" || d.last == d.first:
+		b.WriteString(", “" + d.first + "”.")
+	default:
+		b.WriteString(", from “" + d.first + "” to “" + d.last + "”.")
+	}
+	switch {
+	case len(d.links) > 0 && d.more:
+		b.WriteString(digestNamed + strings.Join(d.links, ", ") + digestOthers)
+	case len(d.links) > 0:
+		b.WriteString(digestNamed + joinList(d.links) + ".")
+	case d.more:
+		b.WriteString(digestLong)
+	default:
+		b.WriteString(digestNoLinks)
+	}
+	return prevSection{heading: digestHeading, body: linkAllMounts(b.String()), digest: true}
+}
+
+// mergeOldest returns prev with its oldest sections merged into a digest:
+// as few as leave the rest, shortened with capped links, and the digest
+// within budget (sizes plus separators), or all of them when none do.
+func mergeOldest(prev []prevSection, budget int) []prevSection {
+	rest := 0
+	cost := make([]int, len(prev))
+	for i := range prev {
+		cost[i] = history.Len16(prev[i].render(2)) + sep
+		rest += cost[i]
+	}
+	var d digest
+	for m := 1; m <= len(prev); m++ {
+		d.add(&prev[m-1])
+		rest -= cost[m-1]
+		s := d.section()
+		if m == len(prev) || history.Len16(s.render(0))+sep+rest <= budget {
+			return append([]prevSection{s}, prev[m:]...)
+		}
+	}
+	return prev
 }

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/compactlab/compact/configs"
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Delim separates nested keys. Not ".", because model ids such as
@@ -35,6 +36,9 @@ type Store struct {
 	flags    map[string]*pflag.Flag
 }
 
+// maxConfigBytes bounds a configuration file; the defaults are about 8 KB.
+const maxConfigBytes = 16 << 20
+
 // Load reads the embedded defaults and, when path is not empty, the user's
 // YAML file on top of them, then the COMPACT_* variables of the process
 // environment.
@@ -49,13 +53,16 @@ func LoadEnv(path string, getenv func(string) string) (*Store, error) {
 	}
 	s := &Store{v: v, fileKeys: map[string]bool{}, flags: map[string]*pflag.Flag{}}
 	if path != "" {
-		data, err := os.ReadFile(path)
+		data, err := fsutil.ReadFileLimit(path, maxConfigBytes)
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
 		var m map[string]any
 		if err := yaml.Unmarshal(data, &m); err != nil {
 			return nil, fmt.Errorf("config: %s is not valid YAML: %v", path, err)
+		}
+		if err := checkFile(path, m); err != nil {
+			return nil, err
 		}
 		flatten("", m, s.fileKeys)
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
@@ -107,6 +114,9 @@ func LoadEnv(path string, getenv func(string) string) (*Store, error) {
 		if err := v.MergeConfigMap(aliasLayer); err != nil {
 			return nil, fmt.Errorf("config: environment: %w", err)
 		}
+	}
+	if err := checkEnv(s, getenv); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -60,6 +60,29 @@ const (
 	reachNot // dangling or cycle, reported
 )
 
+// MaxLineBytes bounds one line of a JSONL history. A message with a large
+// tool output is a few MB; an input with a longer line (a binary file, an
+// endless stream without a newline) is refused rather than read whole.
+const MaxLineBytes = 256 << 20
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine is bufio.Reader.ReadBytes('\n') that stops with
+// errLineTooLong once a line passes max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, errLineTooLong
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
 // ReadJSONL reads a JSONL history (see the package comment for the format
 // and for what happens to bad lines). name names the input in the
 // History. The error is an I/O error or a bad opts.Leaf; bad lines are
@@ -70,7 +93,10 @@ func ReadJSONL(r io.Reader, name string, opts JSONLOptions) (*History, error) {
 	var recs []*rec
 	var unreadable []int
 	for line := 1; ; line++ {
-		text, err := br.ReadBytes('\n')
+		text, err := readLine(br, MaxLineBytes)
+		if errors.Is(err, errLineTooLong) {
+			return nil, fmt.Errorf("%s: line %d is longer than %d MiB: not a JSONL history (each line one message); check it is the file you meant", name, line, MaxLineBytes>>20)
+		}
 		if len(text) > 0 {
 			text = bytes.TrimRight(text, "\r\n")
 			if line == 1 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Replay layout: <bundle>/replays/<run>/output.md and replay.json.
@@ -205,7 +206,7 @@ func Replays(bundle string) ([]Replay, error) {
 // readReplayRecord reads the fields of replay.json that the report shows;
 // a missing or unreadable record is not fatal.
 func readReplayRecord(path string, r *Replay) error {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileLimit(path, maxSmallFile)
 	if err != nil {
 		return err
 	}
@@ -252,8 +253,12 @@ type metadata struct {
 	hasSlash                bool
 }
 
+// maxSmallFile bounds what diff reads of a metadata.json or replay.json,
+// a few hundred bytes when compact wrote them.
+const maxSmallFile = 64 << 20
+
 func readMetadata(path string) (*metadata, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileLimit(path, maxSmallFile)
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/mdtext"
 )
 
@@ -41,7 +41,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 // ReadText reads path and checks that it is non-empty UTF-8 text without
 // NUL bytes.
 func ReadText(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileLimit(path, fsutil.MaxJSStringBytes)
 	if err != nil {
 		return "", &FileError{Path: path, Err: err}
 	}

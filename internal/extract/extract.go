@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +192,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		} else {
 			x.skills = skills
 			sum.SkillsLoaded = len(skills.List)
+			for _, w := range skills.Warnings {
+				x.warn(Warning{Message: -1, Text: "skill " + w})
+			}
 		}
 	}
 
@@ -204,6 +208,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		return nil, &MissingChatsError{DB: opts.DBPath, IDs: missing}
 	}
 	sum.Chats = len(chats)
+	if x.blobs, err = snap.BlobColumns(ctx); err != nil {
+		return nil, err
+	}
 
 	if n, err := CleanStaleStaging(opts.OutDir); (n > 0 || err != nil) && hooks.Leftovers != nil {
 		hooks.Leftovers(n, err)
@@ -238,7 +245,10 @@ type extractor struct {
 	sum     *Summary
 	skills  *serialize.Skills
 	staging string
-	mu      sync.Mutex
+	// blobs names the BLOB columns (id, title, history) of the chats
+	// that have any, by id (store.Snap.BlobColumns).
+	blobs map[string][]string
+	mu    sync.Mutex
 	// system is the system prompt file of every bundle; systemLone that
 	// it may hold a lone surrogate.
 	system     []byte
@@ -283,6 +293,9 @@ type job struct {
 	// unreadable is why the chat's rows could not be read (a damaged
 	// page); the chat is then skipped.
 	unreadable *store.DamagedError
+	// blobs names the chat's columns stored as BLOBs (id, title,
+	// history); a BLOB id skips the chat.
+	blobs []string
 }
 
 // writeBudget bounds the bytes of bundles built but not yet written.
@@ -341,9 +354,12 @@ func (x *extractor) run(ctx context.Context, snap *store.Snap, chats []store.Cha
 		defer close(jobs)
 		defer close(ordered)
 		for i, c := range chats {
-			j := &job{seq: i, chat: c, done: make(chan struct{})}
+			j := &job{seq: i, chat: c, done: make(chan struct{}), blobs: x.blobs[c.ID]}
 			var err error
-			if x.opts.Source == SourceMessages {
+			if slices.Contains(j.blobs, "id") {
+				// Its rows cannot be found by an id read as text: process
+				// skips it.
+			} else if x.opts.Source == SourceMessages {
 				select {
 				case j.mem = <-spare:
 				default:
@@ -601,10 +617,16 @@ func (x *extractor) decode(j *job, sc scratch) ([]history.Value, bool) {
 		}
 		if !ok {
 			v, _ := history.DecodeSuperJSON(j.hist)
-			if v.Kind() == history.Null {
-				x.chatWarn(j, -1, "the history column holds null, not a message array; skipped the chat")
-			} else {
+			switch {
+			case v.IsNullish():
+				x.chatWarn(j, -1, fmt.Sprintf("the history column holds %s, not a message array: the upstream script crashes on it (TypeError: Cannot read properties of %s (reading 'length')) and writes nothing more; skipped the chat", v.Kind(), v.Kind()))
+			default:
+				// The upstream skips any other non-array silently, unless
+				// it looks like an array with a compression point.
 				j.res.Skipped = fmt.Sprintf("the history column holds %s, not a message array", history.Describe(v))
+				if crash := arrayLikeCrash(v, x.opts.MinMessages); crash != "" {
+					x.chatWarn(j, -1, fmt.Sprintf("%s: the upstream script crashes on it (%s) and writes nothing more; skipped the chat", j.res.Skipped, crash))
+				}
 			}
 			return nil, false
 		}
@@ -675,6 +697,19 @@ func (x *extractor) process(j *job) error {
 		j.res.Skipped = why
 		return nil
 	}
+	if len(j.blobs) > 0 {
+		what := "column " + j.blobs[0] + " is"
+		if len(j.blobs) > 1 {
+			what = "columns " + strings.Join(j.blobs, " and ") + " are"
+		}
+		text := fmt.Sprintf("its %s stored as a BLOB: the upstream script's query (sqlite3 json_object) fails on it and the upstream run exits 1 having written nothing", what)
+		if slices.Contains(j.blobs, "id") {
+			j.res.Warnings = append(j.res.Warnings, Warning{ChatID: c.ID, Message: -1, Text: text + "; skipped the chat"})
+			j.res.Skipped = "its id is a BLOB"
+			return nil
+		}
+		j.res.Warnings = append(j.res.Warnings, Warning{ChatID: c.ID, Message: -1, Text: text + "; compact reads the bytes as text"})
+	}
 	sc := j.mem.scratch(len(j.rows))
 	msgs, ok := x.decode(j, sc)
 	if !ok {
@@ -697,6 +732,9 @@ func (x *extractor) process(j *job) error {
 	var points []int
 	for i, m := range msgs {
 		if m.IsNullish() {
+			// The upstream script reads every message's metadata to find
+			// the compression points: a null message ends its whole run.
+			x.chatWarn(j, i, fmt.Sprintf("the message is %s: the upstream script crashes on it (TypeError: Cannot read properties of %s (reading 'metadata')) and writes nothing; compact leaves it out of the compact histories, as the upstream serializer does", m.Kind(), m.Kind()))
 			continue
 		}
 		if summaries[i] = history.CompressedHistory(m); !summaries[i].IsUndefined() {
@@ -709,6 +747,9 @@ func (x *extractor) process(j *job) error {
 		return nil
 	}
 	j.mkdir = true
+	if c.TitleNull {
+		x.chatWarn(j, -1, "the title is NULL: the upstream script crashes on it (TypeError: Cannot read properties of null (reading 'replace')) and writes nothing; compact names the directory with an empty slug and writes a null chatTitle")
+	}
 
 	var scan *slashScan
 	if x.opts.Profile.SlashCommands {
@@ -732,8 +773,11 @@ func (x *extractor) process(j *job) error {
 		}
 		n := cp + 1
 		summary := summaries[b]
-		if summary.Kind() != history.String {
-			x.chatWarn(j, b, fmt.Sprintf("compressedHistory is %s, not a string; skipped %s", history.Describe(summary), CompressionDirName(n)))
+		if k := summary.Kind(); k != history.String && k != history.TypedArray {
+			// fs.writeFileSync takes a string or a typed array: anything
+			// else ends the upstream run (ERR_INVALID_ARG_TYPE), after it
+			// wrote this bundle's first three files.
+			x.chatWarn(j, b, fmt.Sprintf("compressedHistory is %s, neither a string nor a typed array: the upstream script crashes on it (ERR_INVALID_ARG_TYPE) and writes nothing more; skipped %s", history.Describe(summary), CompressionDirName(n)))
 			continue
 		}
 		md := Metadata{
@@ -756,15 +800,13 @@ func (x *extractor) process(j *job) error {
 			prev := points[cp-1]
 			md.PreviousCompressionIndex = prev
 			md.SerializedMessageCount = b - prev
-			if s := summaries[prev]; s.Kind() == history.String {
-				md.PreviousCompressionSize = history.Len16(s.Str())
-			}
+			md.PreviousCompressionSize = summaryLength(summaries[prev])
 		}
 		var slash map[string]serialize.SlashItem
 		if scan != nil {
-			ids, badMsg, err := scan.idsBefore(b)
+			ids, err := scan.idsBefore(b)
 			if err != nil {
-				x.chatWarn(j, badMsg, fmt.Sprintf("%v; skipped %s", err, CompressionDirName(n)))
+				x.chatWarn(j, err.Message, fmt.Sprintf("user part %d: %s: the upstream slash-command scan crashes on it (%s) and writes nothing; skipped %s", err.Part, err.What, err.JS, CompressionDirName(n)))
 				continue
 			}
 			md.HasSlash = true
@@ -779,18 +821,32 @@ func (x *extractor) process(j *job) error {
 		sp.compactEnd = len(buf)
 		buf = append(buf, after...)
 		sp.userEnd = len(buf)
-		actual := summary.Str()
-		buf = append(buf, actual...) // a copy: actual may point into the rows' text, which goes round
+		var actualChars int
+		var actualLone bool
+		if summary.Kind() == history.String {
+			actual := summary.Str()
+			buf = append(buf, actual...) // a copy: actual may point into the rows' text, which goes round
+			actualChars, actualLone = history.Len16Scan(actual)
+			md.ActualOutputIncludesPreviousTag = strings.Contains(actual, previousTagMarker)
+		} else {
+			// A typed array: its buffer's bytes, its element count for
+			// .length; its includes() of a string is false.
+			buf = appendTypedArrayBytes(buf, summary)
+			actualChars = summary.Len()
+		}
 		sp.actualEnd = len(buf)
 
 		compactChars, compactLone := history.Len16Scan(unsafe.String(unsafe.SliceData(buf[sp.compact:]), sp.compactEnd-sp.compact))
 		beforeChars, beforeLone := history.Len16Scan(before)
 		afterChars, afterLone := history.Len16Scan(after)
-		actualChars, actualLone := history.Len16Scan(actual)
 		md.CompactHistoryChars = compactChars
 		md.UserMessageChars = beforeChars + compactChars + afterChars
 		md.ActualOutputChars = actualChars
-		md.ActualOutputIncludesPreviousTag = strings.Contains(actual, previousTagMarker)
+		if id := md.BoundaryMessageID; id.Kind() == history.BigInt || id.IsObjectLike() {
+			if _, err := history.JSONLen16(id); err != nil {
+				x.chatWarn(j, b, fmt.Sprintf("the message id is %s, which JSON.stringify cannot write (%v): the upstream script crashes on it and writes nothing more; compact writes boundaryMessageId null in %s", history.Describe(id), err, CompressionDirName(n)))
+			}
+		}
 		buf = md.AppendJSON(buf)
 		sp.metaEnd = len(buf)
 		spans = append(spans, sp)
@@ -845,31 +901,39 @@ func (x *extractor) write(j *job) error {
 type slashScan struct {
 	msgs    []history.Value
 	ids     [][]string
-	errs    []error
+	errs    []*serialize.SlashScanError
 	scanned int // messages [0, scanned) are scanned
 }
 
 func newSlashScan(msgs []history.Value) *slashScan {
-	return &slashScan{msgs: msgs, ids: make([][]string, len(msgs)), errs: make([]error, len(msgs))}
+	return &slashScan{msgs: msgs, ids: make([][]string, len(msgs)), errs: make([]*serialize.SlashScanError, len(msgs))}
 }
 
-// idsBefore returns the ids linked from messages [0, b): the first error
-// and its message index if one of them cannot be scanned.
-func (s *slashScan) idsBefore(b int) ([]string, int, error) {
+// idsBefore returns the ids linked from messages [0, b), or the first
+// place the upstream scan throws (Message is the index in the chat).
+func (s *slashScan) idsBefore(b int) ([]string, *serialize.SlashScanError) {
 	for ; s.scanned < b; s.scanned++ {
 		i := s.scanned
-		s.ids[i], s.errs[i] = serialize.SlashIDs(s.msgs[i : i+1])
+		var err error
+		s.ids[i], err = serialize.SlashIDs(s.msgs[i : i+1])
+		if err != nil {
+			var se *serialize.SlashScanError
+			if !errors.As(err, &se) {
+				se = &serialize.SlashScanError{What: err.Error(), JS: "?"}
+			}
+			e := *se
+			e.Message = i
+			s.errs[i] = &e
+		}
 	}
 	var ids []string
 	for i := 0; i < b; i++ {
 		if s.errs[i] != nil {
-			msg := s.errs[i].Error()
-			msg = strings.TrimPrefix(msg, "message 0 ")
-			return nil, i, errors.New("user " + msg)
+			return nil, s.errs[i]
 		}
 		ids = append(ids, s.ids[i]...)
 	}
-	return ids, -1, nil
+	return ids, nil
 }
 
 // checkOutDir refuses a non-empty output directory unless force is set.

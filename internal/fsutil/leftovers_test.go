@@ -1,5 +1,3 @@
-//go:build unix
-
 package fsutil
 
 import (
@@ -13,25 +11,36 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
 
 // The helper process: FSUTIL_HOLD=<dir> makes the test binary create a
 // held temporary directory there, with a file in it, print its name and
-// wait to be killed.
+// wait to be killed; FSUTIL_HOLD_FILE=<dir> does the same with a held
+// temporary file.
 func init() {
-	dir := os.Getenv("FSUTIL_HOLD")
+	dir, file := os.Getenv("FSUTIL_HOLD"), false
 	if dir == "" {
-		return
+		if dir, file = os.Getenv("FSUTIL_HOLD_FILE"), true; dir == "" {
+			return
+		}
 	}
-	name, err := MkdirTemp(dir, ".out.partial-", "")
+	var name string
+	var err error
+	if file {
+		var f *os.File
+		if f, err = CreateTemp(dir, ".pack.json.tmp-", ""); err == nil {
+			f.WriteString("half")
+			name = f.Name()
+		}
+	} else if name, err = MkdirTemp(dir, ".out.partial-", ""); err == nil {
+		os.WriteFile(filepath.Join(name, "chat.md"), []byte("half"), 0o644)
+	}
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(2)
 	}
-	os.WriteFile(filepath.Join(name, "chat.md"), []byte("half"), 0o644)
 	fmt.Println(name)
 	time.Sleep(time.Minute)
 	os.Exit(3)
@@ -40,9 +49,14 @@ func init() {
 // holder starts a process holding a temporary directory in dir, as a run
 // of compact does, and returns it with the directory's name.
 func holder(t *testing.T, dir string) (*exec.Cmd, string) {
+	return holderOf(t, "FSUTIL_HOLD", dir)
+}
+
+// holderOf starts a helper process with env=dir.
+func holderOf(t *testing.T, env, dir string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "FSUTIL_HOLD="+dir)
+	cmd.Env = append(os.Environ(), env+"="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +80,9 @@ func names(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		out = append(out, e.Name())
+		if !isLockFile(e.Name()) { // the locks of live holders, on Windows
+			out = append(out, e.Name())
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -83,7 +99,7 @@ func TestCleanStaleSparesALiveProcessAndRemovesAKilledOnes(t *testing.T) {
 	dir := t.TempDir()
 	live, liveName := holder(t, dir)
 	dead, deadName := holder(t, dir)
-	if err := dead.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := dead.Process.Kill(); err != nil { // SIGKILL on Unix
 		t.Fatal(err)
 	}
 	dead.Wait()
@@ -94,7 +110,7 @@ func TestCleanStaleSparesALiveProcessAndRemovesAKilledOnes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.Symlink("/", filepath.Join(dir, ".out.partial-link"))
+	linked := os.Symlink("/", filepath.Join(dir, ".out.partial-link")) == nil
 	n, err := CleanStale(dir, ".out.partial-")
 	if err != nil {
 		t.Fatal(err)
@@ -109,13 +125,16 @@ func TestCleanStaleSparesALiveProcessAndRemovesAKilledOnes(t *testing.T) {
 	if _, err := os.Lstat(deadName); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the killed run's directory stays: %v", err)
 	}
-	want := []string{filepath.Base(liveName), ".other.partial-5", ".out.partial-link", "out"}
+	want := []string{filepath.Base(liveName), ".other.partial-5", "out"}
+	if linked {
+		want = append(want, ".out.partial-link")
+	}
 	sort.Strings(want)
 	if got := names(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("left %v, want %v", got, want)
 	}
 	// The live one goes once its process is killed.
-	live.Process.Signal(syscall.SIGKILL)
+	live.Process.Kill()
 	live.Wait()
 	if n, err := CleanStale(dir, ".out.partial-"); n != 1 || err != nil {
 		t.Errorf("after the kill: removed %d, %v", n, err)
@@ -276,44 +295,70 @@ func (c *countingCtx) Err() error {
 	return c.Context.Err()
 }
 
-// TestStopOnSecondInterrupt: with the command's context not yet done, the
-// first interrupt is only reported and the second stops the work; with it
-// done (the run was interrupted), the next one stops it.
-func TestStopOnSecondInterrupt(t *testing.T) {
-	wait := func(ctx context.Context) bool {
-		select {
-		case <-ctx.Done():
-			return true
-		case <-time.After(2 * time.Second):
-			return false
-		}
+// TestCleanStaleSparesALiveProcessFile: a temporary file is held as a
+// directory is: CleanStale leaves a live process's, removes a killed
+// one's.
+func TestCleanStaleSparesALiveProcessFile(t *testing.T) {
+	if !Locking {
+		t.Skip("no locks here")
 	}
-	firsts := make(chan struct{}, 4)
-	ctx, cancel := StopOnSecondInterrupt(context.Background(), func() { firsts <- struct{}{} })
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	select {
-	case <-firsts:
-	case <-time.After(2 * time.Second):
-		t.Fatal("the first interrupt was not reported")
+	dir := t.TempDir()
+	_, liveName := holderOf(t, "FSUTIL_HOLD_FILE", dir)
+	dead, deadName := holderOf(t, "FSUTIL_HOLD_FILE", dir)
+	if n, err := CleanStale(dir, ".pack.json.tmp-"); n != 0 || err != nil {
+		t.Fatalf("removed %d (%v) of two live processes' files", n, err)
 	}
-	if ctx.Err() != nil {
-		t.Fatal("stopped on the first interrupt")
+	dead.Process.Kill()
+	dead.Wait()
+	if n, err := CleanStale(dir, ".pack.json.tmp-"); n != 1 || err != nil {
+		t.Errorf("removed %d, %v; want the killed one's", n, err)
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	if !wait(ctx) {
-		t.Fatal("not stopped on the second interrupt")
+	if b, err := os.ReadFile(liveName); err != nil || string(b) != "half" {
+		t.Errorf("the live one's: %q %v", b, err)
 	}
-	cancel()
+	if _, err := os.Lstat(deadName); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed one's stays: %v", err)
+	}
+	// This process's own, until released, also once renamed.
+	f, err := CreateTemp(dir, ".pack.json.tmp-", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	renamed := filepath.Join(dir, ".pack.json.tmp-renamed")
+	if err := os.Rename(f.Name(), renamed); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := CleanStale(dir, ".pack.json.tmp-"); n != 0 {
+		t.Fatal("removed this process's own file")
+	}
+	Release(f.Name())
+	if n, _ := CleanStale(dir, ".pack.json.tmp-"); n != 1 {
+		t.Errorf("released: removed %d", n)
+	}
+	if got := names(t, dir); len(got) != 1 || got[0] != filepath.Base(liveName) {
+		t.Errorf("left %v", got)
+	}
+}
 
-	done, doneCancel := context.WithCancel(context.Background())
-	doneCancel()
-	ctx, cancel = StopOnSecondInterrupt(done, nil)
-	defer cancel()
-	if ctx.Err() != nil {
-		t.Fatal("done with the command's context")
+// TestCleanStaleMatch removes what the function matches (stale), and
+// nothing with a nil function.
+func TestCleanStaleMatch(t *testing.T) {
+	if !Locking {
+		t.Skip("no locks here")
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	if !wait(ctx) {
-		t.Fatal("not stopped on the interrupt after the run's")
+	dir := t.TempDir()
+	for _, name := range []string{".db.123.tmp", ".db.123.tmp-journal", ".db.bak", "db"} {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	if n, err := CleanStaleMatch(dir, nil); n != 0 || err != nil {
+		t.Errorf("nil: %d %v", n, err)
+	}
+	n, err := CleanStaleMatch(dir, func(name string) bool { return strings.Contains(name, ".tmp") })
+	if n != 2 || err != nil {
+		t.Errorf("removed %d, %v", n, err)
+	}
+	if got := names(t, dir); strings.Join(got, " ") != ".db.bak db" {
+		t.Errorf("left %v", got)
 	}
 }

@@ -1,6 +1,8 @@
-//go:build !(linux || darwin || dragonfly || freebsd || netbsd || openbsd)
+//go:build !(linux || darwin || dragonfly || freebsd || netbsd || openbsd || windows)
 
 package fsutil
+
+import "os"
 
 // Locking reports whether temporary directories are held, so that
 // CleanStale can tell a leftover from a live run's directory. Here they
@@ -13,3 +15,5 @@ type lock struct{}
 func (lock) unlock() {}
 
 func lockPath(string) (lock, error) { return lock{}, nil }
+
+func sweepLockFiles(string, []os.DirEntry) {}

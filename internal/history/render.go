@@ -499,16 +499,30 @@ func dateString(ms float64) string {
 // JavaScript prints them, arrays joined with "," (null and undefined
 // elements empty, cycles empty), plain objects "[object Object]", Map
 // "[object Map]", Set "[object Set]", a RegExp its literal, an Error
-// "name: message", a Date its local-time string.
+// "name: message", a Date its local-time string. Where String(v) throws
+// (see ToStringChecked) it gives "".
 func ToString(v Value) string {
 	s, _ := ToStringChecked(v)
 	return s
 }
 
-// ToStringChecked is ToString with the error where String(v) cannot be
-// built: ErrTooLarge when v holds shared references (superjson's
-// referentialEqualities) and its text would pass MaxSharedOutput bytes.
-// ToString gives "" then.
+// ErrNoPrimitive is what String() throws on a plain object with an own
+// "toString" key (superjson can only make it a non-function, which hides
+// Object.prototype.toString; valueOf gives the object back), and on an
+// array, or an Error name, that holds one.
+var ErrNoPrimitive = errors.New("TypeError: Cannot convert object to primitive value")
+
+// errSharedMet stops toString at a container marked shared.
+var errSharedMet = errors.New("shared container")
+
+// ToStringChecked is ToString with the error where String(v) throws or
+// cannot be built: where JavaScript throws, ErrNoPrimitive (an object
+// with an own "toString" key, v itself or inside it) or ErrStringLength
+// (a text past MaxStringLength, which only shared references make); and
+// ErrTooLarge when v holds shared references (superjson's
+// referentialEqualities) and its text would pass MaxSharedOutput bytes,
+// which compact does not build though JavaScript would (or when compact
+// gave up measuring it).
 func ToStringChecked(v Value) (string, error) {
 	switch v.k {
 	case String, BigInt, RegExp, URL:
@@ -520,19 +534,27 @@ func ToStringChecked(v Value) (string, error) {
 	case Null:
 		return "null", nil
 	case Object:
+		if v.Has("toString") {
+			return "", ErrNoPrimitive
+		}
 		return "[object Object]", nil
 	}
 	var b strings.Builder
-	if toString(&b, v, nil) {
+	switch err := toString(&b, v, nil); err {
+	case nil:
 		return b.String(), nil
+	case errSharedMet:
+		// A shared container: again, memoized and capped.
+		return toStringShared(v)
+	default:
+		return "", err
 	}
-	// A shared container: again, memoized and capped.
-	return toStringShared(v)
 }
 
-// toString writes String(v) to b; false, with b unfinished, when it meets
-// a container marked shared.
-func toString(b *strings.Builder, v Value, stack []*Container) bool {
+// toString writes String(v) to b; errSharedMet, with b unfinished, when
+// it meets a container marked shared; ErrNoPrimitive where String()
+// throws.
+func toString(b *strings.Builder, v Value, stack []*Container) error {
 	switch v.k {
 	case Undefined:
 		b.WriteString("undefined")
@@ -555,31 +577,36 @@ func toString(b *strings.Builder, v Value, stack []*Container) bool {
 	case Set:
 		b.WriteString("[object Set]")
 	case Object:
+		if v.Has("toString") {
+			return ErrNoPrimitive
+		}
 		b.WriteString("[object Object]")
 	case Error:
 		s, err := errorString(v)
 		if err != nil {
-			return false
+			return err
 		}
 		b.WriteString(s)
 	case Array, TypedArray:
 		if onStack(stack, v.c) {
-			return true
+			return nil
 		}
 		if v.cc().isShared() {
-			return false
+			return errSharedMet
 		}
 		stack = append(stack, v.c)
 		for i, e := range v.cc().Vals {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if e.k > Null && !toString(b, e, stack) {
-				return false
+			if e.k > Null {
+				if err := toString(b, e, stack); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return true
+	return nil
 }
 
 // errorString is String(e) for an Error: "name: message", either alone

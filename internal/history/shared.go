@@ -126,11 +126,88 @@ const noCut = math.MaxInt
 // toStringShared is ToStringChecked's path for values with shared
 // containers.
 func toStringShared(v Value) (string, error) {
+	// Measured first: past V8's limit JavaScript throws too, and a text
+	// of more units than the cap has more bytes, so neither is built.
+	l := strLen{memo: make(map[*Container]int)}
+	n, _, err := l.value(v, nil)
+	switch {
+	case err == ErrNoPrimitive:
+		return "", err
+	case err == nil && n > MaxStringLength:
+		return "", ErrStringLength
+	case err == nil && n > MaxSharedOutput:
+		return "", ErrTooLarge
+	}
 	w := strWriter{memo: make(map[*Container][2]int)}
 	if _, err := w.value(v, nil); err != nil {
 		return "", err
 	}
 	return string(w.b), nil
+}
+
+// maxLenVisits bounds the containers strLen visits.
+const maxLenVisits = 1 << 22
+
+// strLen measures String(v) in UTF-16 units (saturated just past
+// MaxStringLength) without building it, memoizing shared containers as
+// strWriter does.
+type strLen struct {
+	memo   map[*Container]int
+	visits int
+}
+
+// value returns the length of String(v) and the lowest stack index a
+// cycle cut below it reached (noCut: none); ErrTooLarge when it gives up.
+func (w *strLen) value(v Value, stack []*Container) (int, int, error) {
+	switch v.k {
+	case Array, TypedArray:
+	case Error:
+		s, err := errorString(v)
+		if err != nil {
+			return 0, noCut, err
+		}
+		return Len16(s), noCut, nil
+	default:
+		s, err := ToStringChecked(v) // no arrays here: no recursion
+		if err != nil {
+			return 0, noCut, err
+		}
+		return Len16(s), noCut, nil
+	}
+	for i, s := range stack {
+		if s == v.c {
+			return 0, i, nil
+		}
+	}
+	c := v.cc()
+	if w.visits++; w.visits > maxLenVisits {
+		return 0, noCut, ErrTooLarge
+	}
+	shared := c.isShared()
+	if shared {
+		if n, ok := w.memo[c]; ok {
+			return n, noCut, nil
+		}
+	}
+	pos, n, low := len(stack), 0, noCut
+	stack = append(stack, v.c)
+	for i, e := range c.Vals {
+		if i > 0 {
+			n = satAdd(n, 1)
+		}
+		if e.k > Null {
+			m, cut, err := w.value(e, stack)
+			if err != nil {
+				return 0, noCut, err
+			}
+			n = satAdd(n, m)
+			low = min(low, cut)
+		}
+	}
+	if shared && low >= pos {
+		w.memo[c] = n
+	}
+	return n, low, nil
 }
 
 // value writes String(v) and returns the lowest stack index a cycle cut

@@ -163,16 +163,49 @@ func TestSharedToString(t *testing.T) {
 			t.Fatalf("depth %d: %.60q, %v; want %.60q", depth, got, err, want)
 		}
 	}
-	v, _ := DecodeSuperJSON(arrayDAG(40))
-	start := time.Now()
-	if _, err := ToStringChecked(v.Get("t")); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("depth 40: %v", err)
+	// Past V8's string limit JavaScript throws too; past the cap but
+	// within the limit compact gives up where JavaScript would not.
+	for _, tc := range []struct {
+		depth int
+		want  error
+	}{{40, ErrStringLength}, {28, ErrStringLength}, {26, ErrTooLarge}} {
+		v, _ := DecodeSuperJSON(arrayDAG(tc.depth))
+		start := time.Now()
+		if _, err := ToStringChecked(v.Get("t")); !errors.Is(err, tc.want) {
+			t.Fatalf("depth %d: %v, want %v", tc.depth, err, tc.want)
+		}
+		if s := ToString(v.Get("t")); s != "" {
+			t.Fatalf("depth %d: ToString past the cap: %d bytes", tc.depth, len(s))
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Fatalf("depth %d String() took %v", tc.depth, el)
+		}
 	}
-	if s := ToString(v.Get("t")); s != "" {
-		t.Fatalf("ToString past the cap: %d bytes", len(s))
+}
+
+// strLen measures String() as strWriter builds it, shared arrays, cycles
+// and all.
+func TestSharedStringLen(t *testing.T) {
+	texts := []string{
+		`{"json":[[["y",null],null],null,null],"meta":{"referentialEqualities":[["0.0.1"],{"0":["1"],"0.0":["0.1"]}]}}`,
+		`{"json":[[["é😀",null],null],null,[1,{"a":1}]],"meta":{"referentialEqualities":{"0":["1","2"],"0.0":["0.1"]}}}`,
 	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("depth 40 String() took %v", el)
+	for depth := 1; depth <= 12; depth++ {
+		texts = append(texts, arrayDAG(depth))
+	}
+	for _, text := range texts {
+		v, err := DecodeSuperJSON(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := toStringShared(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := strLen{memo: map[*Container]int{}}
+		if n, _, err := l.value(v, nil); err != nil || n != Len16(want) {
+			t.Fatalf("%.80s: strLen %d, %v; want %d", text, n, err, Len16(want))
+		}
 	}
 }
 

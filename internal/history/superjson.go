@@ -769,14 +769,20 @@ func timeClip(t float64) float64 {
 	return math.Trunc(t) + 0 // +0 turns -0 into 0
 }
 
-// parseDate is Date.parse for the ISO formats superjson writes (and the
-// date-only and local-time forms of the same grammar). Other text is an
-// invalid date.
+// parseDate is Date.parse as V8 does it for the ECMAScript date time
+// string format: what toISOString writes (superjson's Date), with years
+// of four digits or of six after a sign (-271821 to +275760), the
+// date-only forms (UTC), date-times without an offset (local time), "Z"
+// or an offset as ±hh:mm or ±hhmm, any number of fraction digits, lower
+// case "t" and "z", a day past the month's end (rolled over). Text that
+// V8 passes to its legacy parser instead ("2026/05/20", "May 20, 2026",
+// "2026-05-20 09:00", a five-digit year) is taken as an invalid date,
+// which V8 may not do: compact does not reproduce that parser.
 func parseDate(s string) float64 {
 	if ms, ok := parseISOFast(s); ok {
 		return ms
 	}
-	return parseDateSlow(s)
+	return parseES5Date(s)
 }
 
 // parseISOFast reads exactly YYYY-MM-DDTHH:MM:SS.sssZ, what toISOString
@@ -843,56 +849,183 @@ func daysIn(y, m int) int {
 	return 31
 }
 
-func parseDateSlow(s string) float64 {
-	layouts := []struct {
-		layout string
-		local  bool
-	}{
-		{"2006-01-02T15:04:05.999999999Z07:00", false},
-		{"2006-01-02T15:04Z07:00", false},
-		{"2006-01-02", false},
-		{"2006-01", false},
-		{"2006", false},
-		{"2006-01-02T15:04:05.999999999", true},
-		{"2006-01-02T15:04", true},
+// dateNumber reads the run of digits at s[i:] as V8's date tokenizer
+// does: its length, and its value from the first nine digits after the
+// leading zeros.
+func dateNumber(s string, i int) (val, n int) {
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
 	}
-	str := s
-	sign := 1
-	if len(str) == 27 && (str[0] == '+' || str[0] == '-') && str[1:3] == "00" {
-		// Expanded years ±YYYYYY.
-		y, err := strconv.Atoi(str[1:7])
-		if err != nil {
-			return math.NaN()
+	k := i
+	for k < j && s[k] == '0' {
+		k++
+	}
+	for c := 0; k < j; k, c = k+1, c+1 {
+		if c < 9 {
+			val = val*10 + int(s[k]-'0')
 		}
-		if str[0] == '-' {
-			if y == 0 {
-				return math.NaN()
+	}
+	return val, j - i
+}
+
+// dateLetter reports whether s[i] is the one-letter word c (either case)
+// to V8's tokenizer: a word runs on over every character from 'A' up.
+func dateLetter(s string, i int, c byte) bool {
+	return i < len(s) && s[i]|0x20 == c && (i+1 == len(s) || s[i+1] < 'A')
+}
+
+// parseES5Date is V8's ParseES5DateTime followed by the date's
+// composition; NaN where V8 finds the text invalid or hands it to its
+// legacy parser.
+func parseES5Date(s string) float64 {
+	nan := math.NaN()
+	i := 0
+	var year int
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg := s[i] == '-'
+		v, n := dateNumber(s, i+1)
+		if n != 6 || (neg && v == 0) {
+			return nan
+		}
+		year = v
+		if neg {
+			year = -v
+		}
+		i += 7
+	} else {
+		v, n := dateNumber(s, i)
+		if n != 4 {
+			return nan
+		}
+		year = v
+		i += 4
+	}
+	month, day := 1, 1
+	if i < len(s) && s[i] == '-' {
+		v, n := dateNumber(s, i+1)
+		if n != 2 || v < 1 || v > 12 {
+			return nan
+		}
+		month = v
+		i += 3
+		if i < len(s) && s[i] == '-' {
+			v, n := dateNumber(s, i+1)
+			if n != 2 || v < 1 || v > 31 {
+				return nan
 			}
-			sign = -1
+			day = v
+			i += 3
 		}
-		t, err := time.Parse("2006-01-02T15:04:05.000Z07:00", "2000"+str[7:])
-		if err != nil {
-			return math.NaN()
-		}
-		t = t.AddDate(sign*y-2000, 0, 0)
-		return timeClip(float64(t.UnixMilli()))
 	}
-	for _, l := range layouts {
-		var t time.Time
-		var err error
-		if l.local {
-			t, err = time.ParseInLocation(l.layout, str, time.Local)
-		} else {
-			t, err = time.Parse(l.layout, str)
+	var h, mi, sec, ms, off int
+	hasTime, hasZone := false, false
+	if dateLetter(s, i, 't') {
+		hasTime = true
+		i++
+		v, n := dateNumber(s, i)
+		if n != 2 || v > 24 {
+			return nan
 		}
-		if err == nil {
-			if strings.Contains(str, ",") {
-				continue
+		h = v
+		i += 2
+		if i >= len(s) || s[i] != ':' {
+			return nan
+		}
+		v, n = dateNumber(s, i+1)
+		if n != 2 || v > 59 || (h == 24 && v > 0) {
+			return nan
+		}
+		mi = v
+		i += 3
+		if i < len(s) && s[i] == ':' {
+			v, n = dateNumber(s, i+1)
+			if n != 2 || v > 59 || (h == 24 && v > 0) {
+				return nan
 			}
-			return timeClip(float64(t.UnixMilli()))
+			sec = v
+			i += 3
+			if i < len(s) && s[i] == '.' {
+				v, n = dateNumber(s, i+1)
+				if n == 0 || (h == 24 && v > 0) {
+					return nan
+				}
+				ms = dateMillis(v, n)
+				i += 1 + n
+			}
+		}
+		switch {
+		case dateLetter(s, i, 'z'):
+			hasZone = true
+			i++
+		case i < len(s) && (s[i] == '+' || s[i] == '-'):
+			hasZone = true
+			sign := 1
+			if s[i] == '-' {
+				sign = -1
+			}
+			i++
+			var oh, om int
+			v, n = dateNumber(s, i)
+			switch {
+			case n == 4:
+				oh, om = v/100, v%100
+				i += 4
+			case n == 2:
+				oh = v
+				if i+2 >= len(s) || s[i+2] != ':' {
+					return nan
+				}
+				v, n = dateNumber(s, i+3)
+				if n != 2 {
+					return nan
+				}
+				om = v
+				i += 5
+			default:
+				return nan
+			}
+			if oh > 23 || om > 59 {
+				return nan
+			}
+			off = sign * (oh*60 + om)
+		}
+		if i != len(s) {
+			return nan
+		}
+	} else if i != len(s) {
+		return nan
+	}
+	days := daysFromCivil(year, month, 1) + int64(day-1)
+	t := float64(days)*864e5 + float64(((h*60+mi)*60+sec)*1000+ms)
+	switch {
+	case hasZone:
+		t -= float64(off) * 60000
+	case hasTime:
+		// A date-time without an offset is local time.
+		if math.Abs(t) > 8.64e15+864e6 {
+			return nan
+		}
+		t = float64(time.Date(year, time.Month(month), day, h, mi, sec, ms*1e6, time.Local).UnixMilli())
+	}
+	return timeClip(t)
+}
+
+// dateMillis is V8's ReadMilliseconds: the fraction's first three digits,
+// from the value of its first nine significant ones and its length.
+func dateMillis(v, n int) int {
+	switch {
+	case n == 1:
+		return v * 100
+	case n == 2:
+		return v * 10
+	case n > 3:
+		n = min(n, 9)
+		for ; n > 3; n-- {
+			v /= 10
 		}
 	}
-	return math.NaN()
+	return v
 }
 
 // newError is superjson's Error untransform: new Error(message, {cause}),

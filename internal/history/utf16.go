@@ -173,3 +173,32 @@ func ToWellFormed(s string) string {
 	}
 	return b.String()
 }
+
+// EachUnit16 calls fn with each UTF-16 code unit of s in order, as a
+// string: a character of the BMP whole, a character past it as its two
+// halves, each a lone surrogate in WTF-8 (what indexing a JavaScript
+// string, or Object.entries of it, gives). A lone surrogate already in s
+// is one unit; a byte that is not UTF-8 is passed on alone.
+func EachUnit16(s string, fn func(unit string)) {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			fn(s[i : i+1])
+			i++
+			continue
+		}
+		if _, ok := isSurrogateAt(s, i); ok {
+			fn(s[i : i+3])
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r > 0xFFFF {
+			hi, lo := splitSurrogates(r)
+			fn(encodeSurrogate(hi))
+			fn(encodeSurrogate(lo))
+		} else {
+			fn(s[i : i+size])
+		}
+		i += size
+	}
+}

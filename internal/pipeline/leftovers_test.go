@@ -59,3 +59,32 @@ func TestWriteBundleRemovesLeftoversOfKilledRuns(t *testing.T) {
 		t.Error("replaced without force")
 	}
 }
+
+// TestWriteBundleKeepsThePreviousOneWhenTheSwapFails: when the new bundle
+// cannot be renamed into place, the previous one is put back; before, the
+// deferred removal deleted it and left no bundle at all.
+func TestWriteBundleKeepsThePreviousOneWhenTheSwapFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bundle")
+	if _, err := writeBundle(dir, map[string][]byte{"a.md": []byte("old")}, false); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	rename = func(from, to string) error {
+		calls++
+		if calls == 2 { // the new bundle into place
+			return os.ErrPermission
+		}
+		return os.Rename(from, to)
+	}
+	defer func() { rename = os.Rename }()
+	if _, err := writeBundle(dir, map[string][]byte{"a.md": []byte("new")}, true); err == nil {
+		t.Fatal("no error from a failed swap")
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "a.md")); err != nil || string(b) != "old" {
+		t.Errorf("after a failed swap the bundle holds %q (%v), want the previous one", b, err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(dir))
+	if len(ents) != 1 {
+		t.Errorf("left %d entries beside the bundle, want none", len(ents)-1)
+	}
+}

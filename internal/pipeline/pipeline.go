@@ -242,6 +242,9 @@ func formatEstimates(ts []float64) []string {
 // writeBundle writes the files into a temporary directory beside dir and
 // renames it into place. It first removes the leftovers of killed runs
 // for the same dir that no live process holds, and returns how many.
+// rename is os.Rename; tests make it fail.
+var rename = os.Rename
+
 func writeBundle(dir string, files map[string][]byte, force bool) (removed int, err error) {
 	if _, err := os.Lstat(dir); err == nil && !force {
 		return 0, fmt.Errorf("%s exists: pass --force to replace it, or choose another --out", dir)
@@ -269,10 +272,18 @@ func writeBundle(dir string, files map[string][]byte, force bool) (removed int, 
 		// Held while renamed and removed: not a leftover to another run.
 		release, _ := fsutil.Hold(dir)
 		defer release()
-		if err := os.Rename(dir, old); err != nil {
+		if err := rename(dir, old); err != nil {
 			return removed, err
 		}
-		defer os.RemoveAll(old)
+		if err := rename(tmp, dir); err != nil {
+			// The new bundle could not take its place: put the previous
+			// one back rather than leave nothing.
+			if rerr := rename(old, dir); rerr != nil {
+				return removed, fmt.Errorf("%w (and the previous bundle could not be put back: it is at %s)", err, old)
+			}
+			return removed, err
+		}
+		return removed, os.RemoveAll(old)
 	}
-	return removed, os.Rename(tmp, dir)
+	return removed, rename(tmp, dir)
 }

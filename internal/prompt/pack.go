@@ -400,8 +400,9 @@ func (p *Pack) MarshalPackJSON() ([]byte, error) {
 }
 
 // Save writes p into directory dir (created if needed). Each file is written
-// under a temporary name in dir and then renamed over the final one, so a
-// reader never sees a half-written file.
+// under a temporary name in dir, .<name>.tmp-N, held for the life of the
+// process, and then renamed over the final one, so a reader never sees a
+// half-written file; CleanLeftovers removes what a killed Save left.
 func (p *Pack) Save(dir string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("prompt pack: %w", err)
@@ -419,12 +420,17 @@ func (p *Pack) Save(dir string) error {
 	return writeFileAtomic(dir, PackFile, js)
 }
 
+// tmpPrefix starts the temporary names Save writes the file name under.
+func tmpPrefix(name string) string { return "." + name + ".tmp-" }
+
 func writeFileAtomic(dir, name string, data []byte) (err error) {
-	f, err := fsutil.CreateTemp(dir, "."+name+".tmp-", "")
+	f, err := fsutil.CreateTemp(dir, tmpPrefix(name), "")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	// Held until renamed or removed: a leftover to no other import.
+	defer fsutil.Release(tmp)
 	defer func() {
 		if err != nil {
 			_ = os.Remove(tmp)
@@ -442,4 +448,22 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, name))
+}
+
+// CleanLeftovers removes from the pack directory dir the temporary files
+// of killed Saves (.system-prompt.md.tmp-N, .pack.json.tmp-N) that no live
+// process holds. It returns how many it removed and the first error; it
+// goes on past errors. Without locks (see fsutil.Locking) it removes
+// nothing.
+func CleanLeftovers(dir string) (int, error) {
+	total := 0
+	var first error
+	for _, name := range []string{SystemPromptFile, PackFile} {
+		n, err := fsutil.CleanStale(dir, tmpPrefix(name))
+		total += n
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return total, first
 }

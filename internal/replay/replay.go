@@ -121,18 +121,18 @@ type Request struct {
 func BuildRequest(bundle string, pack *prompt.Pack, packName, locale string) (Request, error) {
 	r := Request{Bundle: bundle}
 	if pack == nil {
-		sys, err := os.ReadFile(filepath.Join(bundle, FileSystemPrompt))
+		sys, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileSystemPrompt), fsutil.MaxJSStringBytes)
 		if err != nil {
 			return r, err
 		}
-		user, err := os.ReadFile(filepath.Join(bundle, FileUserMessage))
+		user, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileUserMessage), fsutil.MaxJSStringBytes)
 		if err != nil {
 			return r, err
 		}
 		r.Input = cascade.Input{System: string(sys), User: string(user)}
 		return r, nil
 	}
-	compact, err := os.ReadFile(filepath.Join(bundle, FileCompact))
+	compact, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileCompact), fsutil.MaxJSStringBytes)
 	if err != nil {
 		return r, fmt.Errorf("--pack needs %s: %w", FileCompact, err)
 	}
@@ -149,6 +149,10 @@ func BuildRequest(bundle string, pack *prompt.Pack, packName, locale string) (Re
 	return r, nil
 }
 
+// maxRecordBytes bounds what replay reads of a bundle's metadata.json and
+// of a replay.json: both are a few hundred bytes when compact wrote them.
+const maxRecordBytes = 64 << 20
+
 // Metadata is the part of metadata.json replay and diff read.
 type Metadata struct {
 	ChatID                   string `json:"chatId"`
@@ -162,7 +166,7 @@ type Metadata struct {
 // ReadMetadata reads a bundle's metadata.json.
 func ReadMetadata(bundle string) (Metadata, error) {
 	var md Metadata
-	data, err := os.ReadFile(filepath.Join(bundle, FileMetadata))
+	data, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileMetadata), maxRecordBytes)
 	if err != nil {
 		return md, err
 	}
@@ -217,7 +221,7 @@ func (r *Record) OK() bool { return r.Model != nil }
 
 // ReadRecord reads <bundle>/replays/<run>/replay.json.
 func ReadRecord(bundle, run string) (*Record, error) {
-	data, err := os.ReadFile(filepath.Join(bundle, DirReplays, run, FileRecord))
+	data, err := fsutil.ReadFileLimit(filepath.Join(bundle, DirReplays, run, FileRecord), maxRecordBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,7 +56,10 @@ type Stats struct {
 }
 
 // Write writes a new database to path, replacing any file there. It
-// writes a temporary file in the same directory and renames it into place.
+// writes the database in a temporary directory beside path,
+// .<base>.partial-N (fsutil.PartialPrefix), held for the life of the
+// process, and renames it into place; CleanLeftovers removes what a
+// killed Write left there.
 func Write(path string, opts Options) error {
 	_, err := WriteStats(path, opts)
 	return err
@@ -76,23 +80,28 @@ func WriteStats(path string, opts Options) (Stats, error) {
 	if opts.Chats > 0 && opts.MessagesPerChat == 0 {
 		opts.MessagesPerChat = DefaultMessagesPerChat
 	}
-	dir := filepath.Dir(path)
-	f, err := fsutil.CreateTemp(dir, "."+filepath.Base(path)+".", ".tmp")
+	// A directory rather than a temporary file: the lock that tells a
+	// live run's from a killed one's is then not on the database, where
+	// SQLite takes its own locks (flock and fcntl locks can conflict on
+	// some systems, and Windows locks are mandatory); and whatever SQLite
+	// writes beside the database goes in it too.
+	stage, err := fsutil.MkdirTemp(filepath.Dir(path), fsutil.PartialPrefix(path), "")
 	if err != nil {
-		return st, fmt.Errorf("sample: %w", err)
-	}
-	tmp := f.Name()
-	f.Close()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(tmp)
-			os.Remove(tmp + "-journal")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
 		}
-	}()
+		return st, fmt.Errorf("cannot write %s: %w (check that %s is a directory you can write to)", path, err, filepath.Dir(path))
+	}
+	defer fsutil.Release(stage)
+	defer os.RemoveAll(stage) // empty once the database is renamed out
+	tmp := filepath.Join(stage, filepath.Base(path))
 	st, err = writeDB(tmp, opts)
 	if err != nil {
 		return st, err
+	}
+	if stagedHook != nil {
+		stagedHook(stage)
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
 		return st, fmt.Errorf("sample: %w", err)
@@ -100,11 +109,41 @@ func WriteStats(path string, opts Options) (Stats, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return st, fmt.Errorf("sample: %w", err)
 	}
-	ok = true
 	if fi, err := os.Stat(path); err == nil {
 		st.Bytes = fi.Size()
 	}
 	return st, nil
+}
+
+// stagedHook, when set (by tests), is called once the database is
+// written in its temporary directory, before it is renamed into place.
+var stagedHook func(stage string)
+
+// CleanLeftovers removes what killed writes of a database at path left
+// beside it, unless a live process holds it (a write of the same database
+// now): their temporary directories, .<base>.partial-N (and what they
+// hold: a half-written database), and the temporary files earlier
+// versions wrote the database to, .<base>.N.tmp (and its -journal). It
+// returns how many it removed and the first error; it goes on past
+// errors. Without locks (see fsutil.Locking) it removes nothing.
+func CleanLeftovers(path string) (int, error) {
+	path = filepath.Clean(path)
+	partial := fsutil.PartialPrefix(path)
+	legacy := "." + filepath.Base(path) + "."
+	return fsutil.CleanStaleMatch(filepath.Dir(path), func(name string) bool {
+		if strings.HasPrefix(name, partial) {
+			return true
+		}
+		n, ok := strings.CutPrefix(name, legacy)
+		if !ok {
+			return false
+		}
+		n = strings.TrimSuffix(n, "-journal")
+		if n, ok = strings.CutSuffix(n, ".tmp"); !ok || n == "" {
+			return false
+		}
+		return strings.Trim(n, "0123456789") == ""
+	})
 }
 
 // chatRow is one agentInstances row plus its messages.

@@ -8,13 +8,47 @@ import (
 
 // toolPart is what a marker reads of a tool part.
 type toolPart struct {
-	in     history.Value // part.input (truthy)
-	out    history.Value // part.output, or undefined where the profile hides it
-	hasOut bool
+	in  history.Value // part.input (truthy)
+	out history.Value // part.output, or undefined where the profile hides it
 	// errState is 1 for output-error, 2 for output-denied, 0 otherwise;
-	// errText is the part's errorText.
+	// errLine is, for output-error, the first line of String(errorText ||
+	// "unknown error") cut to 80 units.
 	errState int
-	errText  history.Value
+	errLine  string
+	// available is whether the state is "output-available".
+	available bool
+}
+
+// read reads what getErrorSuffix reads of a part with a truthy input. The
+// upstream builds the {err} suffix before it looks at the type, so a
+// String() of the error text that throws fails the part whatever its
+// type.
+func (t *toolPart) read(part, in history.Value) error {
+	t.in, t.out = in, part.Get("output")
+	state := part.Get("state")
+	if state.Kind() == history.String {
+		switch state.Str() {
+		case "output-error":
+			t.errState = 1
+			msg := part.Get("errorText")
+			if !msg.Truthy() {
+				msg = history.StringValue("unknown error")
+			}
+			line, err := history.ToStringChecked(msg)
+			if err != nil {
+				return err
+			}
+			if i := strings.IndexByte(line, '\n'); i >= 0 {
+				line = line[:i]
+			}
+			t.errLine = history.Slice16(line, 80)
+		case "output-denied":
+			t.errState = 2
+		case "output-available":
+			t.available = true
+		}
+	}
+	return nil
 }
 
 // hasErr reports whether the marker takes the {err} suffix.
@@ -25,16 +59,8 @@ func (t toolPart) hasErr() bool { return t.errState != 0 }
 func (t toolPart) appendErr(b []byte) []byte {
 	switch t.errState {
 	case 1:
-		msg := t.errText
-		if !msg.Truthy() {
-			msg = history.StringValue("unknown error")
-		}
-		line := history.ToString(msg)
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
-		}
 		b = append(b, cross...)
-		return appendEscString(b, history.Slice16(line, 80))
+		return appendEscString(b, t.errLine)
 	case 2:
 		return append(b, cross+"denied"...)
 	}
@@ -49,37 +75,6 @@ const (
 	arrow = " → "
 	check = "✓"
 )
-
-// appendToolMarker writes the marker of a tool-<name> part. Parts without a
-// truthy input write nothing, in any state.
-func appendToolMarker(b []byte, part history.Value, name string, p *Profile) ([]byte, bool, error) {
-	in := part.Get("input")
-	if !in.Truthy() {
-		return b, false, nil
-	}
-	t := toolPart{in: in, out: part.Get("output")}
-	state := part.Get("state")
-	if p.OutputOnlyWhenAvailable[name] && !(state.Kind() == history.String && state.Str() == "output-available") {
-		t.out = history.Value{}
-	}
-	if state.Kind() == history.String {
-		switch state.Str() {
-		case "output-error":
-			t.errState, t.errText = 1, part.Get("errorText")
-		case "output-denied":
-			t.errState = 2
-		}
-	}
-	mark, ok := p.Markers[name]
-	if !ok {
-		b = append(b, "[tool-"...)
-		b = append(b, name...)
-		b = t.appendErr(b)
-		return append(b, ']'), true, nil
-	}
-	nb, err := mark(b, t)
-	return nb, err == nil, err
-}
 
 func (t toolPart) get(key string) history.Value { return t.in.Get(key) }
 
@@ -175,7 +170,7 @@ func markCreateShellSession(b []byte, t toolPart) ([]byte, error) {
 func markExecuteShellCommand(b []byte, t toolPart) ([]byte, error) {
 	label := firstDefined(t.get("explanation"), t.get("command"), history.StringValue(""))
 	b = append(b, "[shell: "...)
-	b = appendEscString(b, history.Slice16(history.ToString(label), 80))
+	b = appendEscString(b, history.Slice16(jsString(label), 80))
 	if t.hasErr() {
 		b = t.appendErr(b)
 		return append(b, ']'), nil
@@ -195,28 +190,10 @@ func markExecuteShellCommand(b []byte, t toolPart) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// first80 is x.slice(0, 80) for the values it is called on: a string's
-// first 80 UTF-16 units, an array's first 80 elements; anything else
-// throws.
-func first80(v history.Value) (history.Value, error) {
-	switch v.Kind() {
-	case history.String:
-		return history.StringValue(history.Slice16(v.Str(), 80)), nil
-	case history.Array:
-		el := v.Elems()
-		if len(el) > 80 {
-			el = el[:80]
-		}
-		return history.NewArray(el), nil
-	}
-	return history.Value{}, throwf("TypeError: x.slice is not a function")
-}
-
 func markSandbox(b []byte, t toolPart) ([]byte, error) {
-	label, err := first80(orEmpty(t.get("explanation")))
-	if err != nil {
-		return b, err
-	}
+	// String(explanation ?? '').slice(0, 80): the text is cut, not the
+	// value.
+	label := history.StringValue(history.Slice16(jsString(orEmpty(t.get("explanation"))), 80))
 	return simple(b, "sandbox", label, t, true), nil
 }
 
@@ -224,11 +201,16 @@ func markGrep(b []byte, t toolPart) ([]byte, error) {
 	b = append(b, `[searched: "`...)
 	b = appendEsc(b, t.get("query"))
 	b = append(b, '"')
+	pat := t.get("include_file_pattern")
 	if t.hasErr() {
+		if pat.Truthy() {
+			// Escaped before the error is looked at: it may throw.
+			jsString(pat)
+		}
 		b = t.appendErr(b)
 		return append(b, ']'), nil
 	}
-	if pat := t.get("include_file_pattern"); pat.Truthy() {
+	if pat.Truthy() {
 		b = append(b, " in "...)
 		b = appendEsc(b, pat)
 	}
@@ -244,7 +226,7 @@ func markLint(b []byte, t toolPart) ([]byte, error) {
 				b = append(b, ", "...)
 			}
 			if !e.IsNullish() {
-				b = appendEscString(b, history.ToString(e))
+				b = appendEscString(b, jsString(e))
 			}
 		}
 	} else {
@@ -260,9 +242,9 @@ func markLint(b []byte, t toolPart) ([]byte, error) {
 			b = append(b, arrow+"clean"...)
 		} else {
 			b = append(b, arrow...)
-			b = append(b, history.ToString(sum.Get("errors"))...)
+			b = append(b, jsString(sum.Get("errors"))...)
 			b = append(b, " errors, "...)
-			b = append(b, history.ToString(sum.Get("warnings"))...)
+			b = append(b, jsString(sum.Get("warnings"))...)
 			b = append(b, " warnings"...)
 		}
 	}
@@ -283,20 +265,32 @@ func entries(v history.Value) (keys []string, vals []history.Value) {
 			vals = append(vals, e)
 		}
 	case history.String:
+		// One entry per UTF-16 unit: a pair's halves apart, each a lone
+		// surrogate.
 		i := 0
-		for _, r := range v.Str() {
+		history.EachUnit16(v.Str(), func(u string) {
 			keys = append(keys, history.FormatNumber(float64(i)))
-			vals = append(vals, history.StringValue(string(r)))
+			vals = append(vals, history.StringValue(u))
 			i++
-			if r > 0xFFFF {
-				// A pair is two entries in JavaScript; keep the count right.
-				keys = append(keys, history.FormatNumber(float64(i)))
-				vals = append(vals, history.StringValue(""))
-				i++
-			}
-		}
+		})
 	}
 	return keys, vals
+}
+
+// iterate is `for (const x of v)` over v ?? [] for the values a tool
+// input holds: the elements of an array or a set; nothing for what
+// iterates into values that hold no label (a string's characters, a map's
+// [key, value] pairs, a typed array's numbers) or for null and undefined;
+// a TypeError for a value that is not iterable (a number, a boolean, a
+// bigint, a plain object, an Error, a Date, a RegExp, a URL).
+func iterate(v history.Value, what string) ([]history.Value, error) {
+	switch v.Kind() {
+	case history.Array, history.Set:
+		return v.Elems(), nil
+	case history.Undefined, history.Null, history.String, history.Map, history.TypedArray:
+		return nil, nil
+	}
+	return nil, throwf("TypeError: " + what + " is not iterable")
 }
 
 func markAskUser(b []byte, t toolPart) ([]byte, error) {
@@ -324,22 +318,21 @@ func markAskUser(b []byte, t toolPart) ([]byte, error) {
 		return append(b, ']'), nil
 	}
 	labels := map[string]history.Value{}
-	if steps := t.get("steps"); steps.Kind() == history.Array {
-		for _, step := range steps.Elems() {
-			if step.IsNullish() {
-				continue
-			}
-			fields := step.Get("fields")
-			if fields.Kind() != history.Array {
-				continue
-			}
-			for _, f := range fields.Elems() {
-				// Fields with an empty question id give no label (the
-				// upstream skips falsy ids).
-				if f.IsNullish() || !f.Get("questionId").Truthy() {
-					continue
-				}
-				labels[history.ToString(f.Get("questionId"))] = f.Get("label")
+	steps, err := iterate(t.get("steps"), "input?.steps ?? []")
+	if err != nil {
+		return b, err
+	}
+	for _, step := range steps {
+		fields, err := iterate(step.Get("fields"), "step?.fields ?? []")
+		if err != nil {
+			return b, err
+		}
+		for _, f := range fields {
+			// The labels are keyed by the question id itself, and looked
+			// up by the answers' keys, which are strings: an id that is
+			// not a string never matches. A falsy id is skipped.
+			if qid := f.Get("questionId"); qid.Kind() == history.String && qid.Str() != "" {
+				labels[qid.Str()] = f.Get("label")
 			}
 		}
 	}

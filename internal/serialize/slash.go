@@ -9,40 +9,56 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
-	"gopkg.in/yaml.v3"
 
+	"github.com/compactlab/compact/internal/frontmatter"
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 )
 
-// Skill is one SKILL.md that loaded: it has a string name and a string
-// description in its frontmatter.
+// Skill is one SKILL.md that loaded: its frontmatter has a name and a
+// description that are non-empty strings.
 type Skill struct {
 	ID          string // command:<name lower-cased> or plugin:<dir>:<name>
 	DisplayName string
+	Description string
 	Body        string // the text after the frontmatter, trimmed
 	Path        string
 }
 
 // Skills is a loaded skills tree.
 type Skills struct {
+	// List holds the skills that loaded, in the upstream's order: the
+	// builtins (skills/*) then the plugins (plugins/*), each in directory
+	// order (bytewise, as Node's readdir gives it).
 	List []Skill
-	byID map[string]SlashItem
+	// Warnings are the SKILL.md files the upstream cannot read at all (a
+	// directory, an unreadable or oversized file): its whole run ends
+	// there; compact leaves the skill out.
+	Warnings []string
+	byID     map[string]int // the first skill with each id
 }
 
 // ErrNoSkillsDir is returned when the skills directory does not exist.
 var ErrNoSkillsDir = errors.New("skills directory not found")
 
 // LoadSkills reads <dir>/skills/*/SKILL.md (ids command:<name in lower
-// case>) and <dir>/plugins/*/SKILL.md (ids plugin:<directory>:<name>). A
-// skill whose body is empty loads but never resolves.
+// case>) and <dir>/plugins/*/SKILL.md (ids plugin:<directory>:<name>) as the
+// upstream's discoverSkills does: the text decoded as Node decodes UTF-8,
+// the frontmatter parsed by gray-matter (internal/frontmatter: a byte order
+// mark stripped, YAML as js-yaml 3 reads it, JSON and literal JavaScript
+// frontmatter too), and a skill kept only when its name and description
+// are non-empty strings. Two skills may share an id: the first one, in
+// the order of List, is the one an id resolves to (skills.find), and when
+// its body is empty the id stays unresolved.
 func LoadSkills(dir string) (*Skills, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s", ErrNoSkillsDir, dir)
 	}
-	s := &Skills{byID: map[string]SlashItem{}}
+	s := &Skills{byID: map[string]int{}}
 	for _, kind := range []string{"skills", "plugins"} {
 		entries, err := os.ReadDir(filepath.Join(dir, kind))
 		if err != nil {
@@ -56,93 +72,146 @@ func LoadSkills(dir string) (*Skills, error) {
 				continue
 			}
 			path := filepath.Join(dir, kind, e.Name(), "SKILL.md")
-			data, err := os.ReadFile(path)
+			if _, err := os.Stat(path); err != nil {
+				continue // existsSync: false
+			}
+			data, err := fsutil.ReadFileLimit(path, fsutil.MaxJSStringBytes)
 			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v: the upstream script crashes on it (its readFile throws) and writes nothing; compact leaves the skill out", path, err))
 				continue
 			}
-			name, desc, body, ok := parseFrontmatter(string(data))
-			if !ok || name == nil || desc == nil {
+			m, err := frontmatter.Matter(history.ToValidUTF8(string(data)))
+			if err != nil {
+				if errors.Is(err, frontmatter.ErrUnsupported) {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %v (gray-matter evaluates it); compact leaves the skill out", path, err))
+				}
 				continue
 			}
-			sk := Skill{DisplayName: *name, Body: trimJS(body), Path: path}
+			name, ok1 := m.String("name")
+			desc, ok2 := m.String("description")
+			if !ok1 || !ok2 || name == "" || desc == "" {
+				continue
+			}
+			sk := Skill{DisplayName: name, Description: desc, Body: frontmatter.TrimJS(m.Content), Path: path}
 			if kind == "skills" {
-				sk.ID = "command:" + lowerJS(*name)
+				sk.ID = "command:" + lowerJS(name)
 			} else {
-				sk.ID = "plugin:" + e.Name() + ":" + *name
+				sk.ID = "plugin:" + e.Name() + ":" + name
+			}
+			if _, dup := s.byID[sk.ID]; !dup {
+				s.byID[sk.ID] = len(s.List)
 			}
 			s.List = append(s.List, sk)
-			if sk.Body != "" {
-				s.byID[sk.ID] = SlashItem{ID: sk.ID, DisplayName: sk.DisplayName, Content: sk.Body}
-			}
 		}
 	}
 	return s, nil
 }
 
-// Lookup returns the resolvable skill with id.
+// Lookup returns what id resolves to (resolveSlashSkill): the first skill
+// with that id, unless its body is empty.
 func (s *Skills) Lookup(id string) (SlashItem, bool) {
 	if s == nil {
 		return SlashItem{}, false
 	}
-	it, ok := s.byID[id]
-	return it, ok
+	i, ok := s.byID[id]
+	if !ok || s.List[i].Body == "" {
+		return SlashItem{}, false
+	}
+	sk := s.List[i]
+	return SlashItem{ID: sk.ID, DisplayName: sk.DisplayName, Content: sk.Body}, true
 }
 
-// parseFrontmatter splits gray-matter style "---" frontmatter from the body
-// and returns the string name and description (nil when absent or not a
-// string).
-func parseFrontmatter(text string) (name, desc *string, body string, ok bool) {
-	const delim = "---"
-	if !strings.HasPrefix(text, delim) || strings.HasPrefix(text, delim+"-") {
-		return nil, nil, text, true
-	}
-	rest := text[len(delim):]
-	end := strings.Index(rest, "\n"+delim)
-	var matter string
-	if end < 0 {
-		matter, body = rest, ""
-	} else {
-		matter = rest[:end]
-		body = rest[end+1+len(delim):]
-	}
-	// The rest of the opening line names a language; drop it.
-	if nl := strings.IndexByte(matter, '\n'); nl >= 0 {
-		matter = matter[nl+1:]
-	} else {
-		matter = ""
-	}
-	var data map[string]any
-	if err := yaml.Unmarshal([]byte(matter), &data); err != nil {
-		return nil, nil, body, false
-	}
-	if v, ok := data["name"].(string); ok {
-		name = &v
-	}
-	if v, ok := data["description"].(string); ok {
-		desc = &v
-	}
-	return name, desc, body, true
-}
-
-// trimJS is String.prototype.trim.
-func trimJS(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		switch r {
-		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-			return true
-		}
-		return r >= 0x2000 && r <= 0x200A
-	})
-}
-
-// lowerJS is String.prototype.toLowerCase for the cases where Go differs.
+// lowerJS is String.prototype.toLowerCase: Unicode's full lower-case
+// mapping without a locale. It differs from strings.ToLower in two places:
+// U+0130 (İ) becomes "i̇" (i and a combining dot above), and a capital
+// sigma becomes the final form ς when it ends a word (Final_Sigma: a cased
+// letter before it, none after it, case-ignorable characters skipped on
+// both sides).
 func lowerJS(s string) string {
-	return strings.ToLower(strings.ReplaceAll(s, "İ", "i\u0307"))
+	if !strings.ContainsAny(s, "\u0130\u03a3") {
+		return strings.ToLower(s)
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		switch r {
+		case 0x130:
+			b.WriteString("i\u0307")
+		case 0x3A3:
+			if finalSigma(rs, i) {
+				b.WriteRune(0x3C2)
+			} else {
+				b.WriteRune(0x3C3)
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// finalSigma is Unicode's Final_Sigma condition for the sigma at rs[i].
+func finalSigma(rs []rune, i int) bool {
+	before := false
+	for j := i - 1; j >= 0; j-- {
+		if caseIgnorable(rs[j]) {
+			continue
+		}
+		before = cased(rs[j])
+		break
+	}
+	if !before {
+		return false
+	}
+	for j := i + 1; j < len(rs); j++ {
+		if caseIgnorable(rs[j]) {
+			continue
+		}
+		return !cased(rs[j])
+	}
+	return true
+}
+
+// cased is Unicode's Cased property: Lowercase, Uppercase or Lt.
+func cased(r rune) bool {
+	return unicode.IsLower(r) || unicode.IsUpper(r) || unicode.IsTitle(r) ||
+		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
+}
+
+// caseIgnorable is Unicode's Case_Ignorable property: Mn, Me, Cf, Lm, Sk,
+// and Word_Break MidLetter, MidNumLet and Single_Quote.
+func caseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xB7, 0x387, 0x55F, 0x5F4, 0x2018, 0x2019, 0x2024, 0x2027, 0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
+
+// SlashScanError is where the upstream extraction script's slash-id scan
+// (extractSlashIdsFromText over the user messages whose parts are an
+// array) throws, ending the whole upstream run: a part that is null or
+// undefined, or a text that is truthy but not a string.
+type SlashScanError struct {
+	Message, Part int
+	// What says what is wrong, in words ("part is null", "text is number
+	// 5, not a string").
+	What string
+	// JS is the TypeError the upstream throws.
+	JS string
+}
+
+func (e *SlashScanError) Error() string {
+	return fmt.Sprintf("message %d part %d: %s (upstream: %s)", e.Message, e.Part, e.What, e.JS)
 }
 
 // SlashIDs lists the slash ids linked from the text parts of the user
-// messages of msgs, in order, repeats included. It fails, as the upstream
-// scan does, on a user text part whose text is not a string.
+// messages of msgs, in order, repeats included, as the upstream scan does:
+// a part that is not an object or whose type is not "text" is passed over,
+// and so is a text that is falsy (0, null, false, NaN, ""); it fails with a
+// *SlashScanError where the upstream throws, on a null or undefined part
+// and on a truthy text that is not a string. A null message is passed over
+// (the upstream script has crashed on it before, reading its metadata).
 func SlashIDs(msgs []history.Value) ([]string, error) {
 	var ids []string
 	for i, msg := range msgs {
@@ -155,14 +224,19 @@ func SlashIDs(msgs []history.Value) ([]string, error) {
 		}
 		for j, part := range parts.Elems() {
 			if part.IsNullish() {
-				continue
+				return nil, &SlashScanError{Message: i, Part: j, What: "part is " + part.Kind().String(),
+					JS: fmt.Sprintf("TypeError: Cannot read properties of %s (reading 'type')", part.Kind())}
 			}
 			if t := part.Get("type"); t.Kind() != history.String || t.Str() != "text" {
 				continue
 			}
 			text := part.Get("text")
+			if !text.Truthy() {
+				continue
+			}
 			if text.Kind() != history.String {
-				return nil, fmt.Errorf("message %d part %d: text is %s, not a string", i, j, history.Describe(text))
+				return nil, &SlashScanError{Message: i, Part: j, What: fmt.Sprintf("text is %s, not a string", history.Describe(text)),
+					JS: "TypeError: part.text.matchAll is not a function or its return value is not iterable"}
 			}
 			for _, m := range slashLinks(text.Str()) {
 				ids = append(ids, m[2])

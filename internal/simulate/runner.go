@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/compactlab/compact/internal/cascade"
@@ -81,59 +82,116 @@ func (r *runner) one(ctx context.Context, j job) result {
 		return result{err: err}
 	}
 	out := result{tl: tl}
-	if tl.FinalSummary != "" && len(rec.compacted) > 0 {
-		ret := convo.MeasureRetention(keptCompacted(tl, rec.compacted), tl.FinalSummary, r.profile)
+	if tl.FinalSummary != "" && len(rec.calls) > 0 {
+		ret := convo.MeasureRetention(rec.kept(tl), tl.FinalSummary, r.profile)
 		out.ret = &ret
 	}
 	return out
 }
 
 // recorder remembers what each summarizer call of one simulation
-// compacted, for the must-keep retention.
+// compacted, for the must-keep retention. A call's messages are kept as
+// indices into one table of the messages met, each value once: with a
+// small window there are tens of thousands of calls, most of them undone
+// by a guardrail, each compacting every message since the last kept
+// compaction, and copies of those messages made memory grow far faster
+// than the history.
 type recorder struct {
-	inner     strategy.Summarizer
-	compacted [][]strategy.Message
+	inner strategy.Summarizer
+	msgs  []strategy.Message
+	byID  map[string][]int32 // indices into msgs of the values met with that id
+	calls [][]int32
 }
 
 func (r *recorder) Summarize(ctx context.Context, req strategy.SummaryRequest) (string, error) {
-	r.compacted = append(r.compacted, req.Compacted)
+	r.record(req.Compacted)
 	return r.inner.Summarize(ctx, req)
 }
 
-// keptCompacted is the union (by id, first seen first) of the messages the
-// kept compactions summarized. Summarizer calls and the steps that report
-// one pair up in order; when they do not, every call counts.
+// record adds one call's compacted messages.
+func (r *recorder) record(compacted []strategy.Message) {
+	if r.byID == nil {
+		r.byID = map[string][]int32{}
+	}
+	idx := make([]int32, len(compacted))
+	for i := range compacted {
+		idx[i] = r.intern(&compacted[i])
+	}
+	r.calls = append(r.calls, idx)
+}
+
+// intern returns the index in r.msgs of a message equal to m, adding m
+// when there is none.
+func (r *recorder) intern(m *strategy.Message) int32 {
+	for _, k := range r.byID[m.ID] {
+		if sameMessage(&r.msgs[k], m) {
+			return k
+		}
+	}
+	k := int32(len(r.msgs))
+	r.msgs = append(r.msgs, *m)
+	r.byID[m.ID] = append(r.byID[m.ID], k)
+	return k
+}
+
+func sameMessage(a, b *strategy.Message) bool {
+	return a.ID == b.ID && a.ParentID == b.ParentID && a.Role == b.Role && a.Content == b.Content &&
+		a.ToolCallID == b.ToolCallID && a.CreatedAt == b.CreatedAt && a.Raw == b.Raw &&
+		a.StoredSummary == b.StoredSummary && a.Synthetic == b.Synthetic && slices.Equal(a.ToolCalls, b.ToolCalls)
+}
+
+// kept is the union (by id, first seen first) of the messages the kept
+// compactions summarized. Summarizer calls and the steps that report one
+// pair up in order; when they do not, every call counts.
+func (r *recorder) kept(tl *strategy.Timeline) []strategy.Message {
+	seen := map[string]bool{}
+	var out []strategy.Message
+	for _, k := range usedCalls(tl, len(r.calls)) {
+		for _, i := range r.calls[k] {
+			if m := &r.msgs[i]; !seen[m.ID] {
+				seen[m.ID] = true
+				out = append(out, *m)
+			}
+		}
+	}
+	return out
+}
+
+// keptCompacted is recorder.kept for the calls that compacted calls.
 func keptCompacted(tl *strategy.Timeline, calls [][]strategy.Message) []strategy.Message {
-	var use [][]strategy.Message
+	var r recorder
+	for _, c := range calls {
+		r.record(c)
+	}
+	return r.kept(tl)
+}
+
+// usedCalls lists the n summarizer calls that count for kept: those of
+// the kept compactions, or every call when calls and steps do not pair up.
+func usedCalls(tl *strategy.Timeline, n int) []int {
+	var use []int
 	k := 0
 	paired := true
 	for _, s := range tl.Steps {
 		if !s.SummarizerCalled {
 			continue
 		}
-		if k >= len(calls) {
+		if k >= n {
 			paired = false
 			break
 		}
 		if s.Rejected == "" && s.Compacted > 0 {
-			use = append(use, calls[k])
+			use = append(use, k)
 		}
 		k++
 	}
-	if !paired || k != len(calls) {
-		use = calls
-	}
-	seen := map[string]bool{}
-	var out []strategy.Message
-	for _, c := range use {
-		for _, m := range c {
-			if !seen[m.ID] {
-				seen[m.ID] = true
-				out = append(out, m)
-			}
+	if !paired || k != n {
+		use = make([]int, n)
+		for i := range use {
+			use[i] = i
 		}
 	}
-	return out
+	return use
 }
 
 // CascadeSummarizer sends a strategy's own prompt to a model or the

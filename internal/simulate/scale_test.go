@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -37,13 +39,18 @@ func chainJSONL(t testing.TB, n int) string {
 // simulateFile is `compact simulate --jsonl path` without the command:
 // read, run stagewise with the builtin summarizer, write the text.
 func simulateFile(t testing.TB, path string, window int) {
+	simulateWith(t, path, strategy.Config{ContextWindow: window}, strategy.Builtin{})
+}
+
+// simulateWith is simulateFile with the configuration cfg and the
+// summarizer sum.
+func simulateWith(t testing.TB, path string, cfg strategy.Config, sum strategy.Summarizer) {
 	in, _, err := ReadJSONL(path, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Run(context.Background(), []*Input{in}, Options{
-		Strategies: []string{strategy.NameStagewise}, SummarizerName: "builtin",
-		Base: strategy.Config{ContextWindow: window},
+		Strategies: []string{strategy.NameStagewise}, SummarizerName: "builtin", Summarizer: sum, Base: cfg,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +86,74 @@ func TestSimulateScalesLinearly(t *testing.T) {
 	simulateFile(t, small, 0) // warm up
 	ts := best(small, 3)
 	tb := best(big, 2)
+	t.Logf("%d messages: %v; %d messages: %v (%.1fx)", n, ts, 4*n, tb, float64(tb)/float64(ts))
+	if tb > 8*ts {
+		t.Errorf("%d messages took %v, %d took %v: %.1fx for 4x the messages, want at most 8x", n, ts, 4*n, tb, float64(tb)/float64(ts))
+	}
+}
+
+// measuring is the builtin summarizer, counting what it is given to read
+// and the longest summary it writes.
+type measuring struct {
+	mu      sync.Mutex
+	read    int // bytes of compact history, over every call
+	longest int // UTF-16 units
+}
+
+func (m *measuring) Summarize(ctx context.Context, req strategy.SummaryRequest) (string, error) {
+	s, err := strategy.Builtin{}.Summarize(ctx, req)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read += len(req.CompactHistory)
+	m.longest = max(m.longest, history.Len16(s))
+	return s, err
+}
+
+// TestSimulateSmallWindowScalesLinearly is the regression test of issue
+// 14's small window: with many compactions, each briefing carried the
+// previous one whole (every section kept, shortened at most), so it grew
+// with every compaction past its target, without bound, and each
+// compaction re-read all of it: a linear history of 6,000 messages took
+// 7 s with --context-window 4000, 24,000 took 96 s and 3 GB. A small
+// briefing target makes the chain long in few messages (the old code
+// wrote 37,725 characters for a target of 3,000 at 1,000 messages, and
+// took 28 times as long for 4 times the messages). Every briefing must
+// keep the target; four times the messages must give the summarizer at
+// most six times as much to read (the old code: 34 times) and take at
+// most eight times as long (quadratic is sixteen).
+func TestSimulateSmallWindowScalesLinearly(t *testing.T) {
+	cfg := strategy.Config{ContextWindow: 4000, TargetChars: 3000}
+	n := 1000
+	if raceEnabled {
+		n = 500
+	}
+	small, big := chainJSONL(t, n), chainJSONL(t, 4*n)
+	// best runs path and returns its fastest time and what it measured.
+	best := func(path string, runs int) (time.Duration, *measuring) {
+		d, m := time.Duration(1<<62), &measuring{}
+		for range runs {
+			m = &measuring{}
+			start := time.Now()
+			simulateWith(t, path, cfg, m)
+			d = min(d, time.Since(start))
+		}
+		return d, m
+	}
+	ts, ms := best(small, 3)
+	tb, mb := best(big, 2)
+	for _, c := range []struct {
+		n int
+		m *measuring
+	}{{n, ms}, {4 * n, mb}} {
+		if c.m.longest > cfg.TargetChars {
+			t.Errorf("%d messages: a briefing of %d characters, over the target %d", c.n, c.m.longest, cfg.TargetChars)
+		}
+	}
+	t.Logf("compact history read: %d messages %d bytes, %d messages %d bytes (%.1fx)", n, ms.read, 4*n, mb.read, float64(mb.read)/float64(ms.read))
+	if mb.read > 6*ms.read {
+		t.Errorf("the summarizer read %d bytes for %d messages, %d for %d: %.1fx for 4x the messages, want at most 6x",
+			ms.read, n, mb.read, 4*n, float64(mb.read)/float64(ms.read))
+	}
 	t.Logf("%d messages: %v; %d messages: %v (%.1fx)", n, ts, 4*n, tb, float64(tb)/float64(ts))
 	if tb > 8*ts {
 		t.Errorf("%d messages took %v, %d took %v: %.1fx for 4x the messages, want at most 8x", n, ts, 4*n, tb, float64(tb)/float64(ts))

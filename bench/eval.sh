@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Times `compact eval` (offline probe scores) over 1,000 synthetic bundles
+# of about 30,000 characters each: the bundles of bench/diff.sh (100
+# chains of 10 compressions, each with a previous briefing in its history
+# and one replay, replays/bench/, whose output is the actual briefing with
+# sentences reworded, sections dropped, paths lost).
+# Prints, per output format, the wall time, the CPU time (user+sys), the
+# peak RSS and the output size, then the first lines of the text report.
+#
+#   bench/eval.sh                    # 1000 bundles of 30000 characters
+#   BUNDLES=200 CHARS=10000 bench/eval.sh
+#
+# The bundles are written once by `go run ./internal/diff/benchgen` to
+# bench/out/diff-<BUNDLES>-<CHARS>/ (override the root with OUT=DIR), the
+# same directory bench/diff.sh uses, and kept for the next run.
+# Goal: the text run under 10 s on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-bench/out}
+BUNDLES=${BUNDLES:-1000}
+CHARS=${CHARS:-30000}
+mkdir -p "$OUT"
+
+go build -o "$OUT/compact" .
+bin="$OUT/compact"
+data="$OUT/diff-$BUNDLES-$CHARS/prerelease"
+if [ ! -d "$data" ]; then
+  go run ./internal/diff/benchgen -out "$data" -bundles "$BUNDLES" -chars "$CHARS"
+fi
+sync
+
+now() { date +%s.%N; }
+timeit() { # label, then the command; prints label, wall and CPU seconds, peak RSS, output size, exit
+  local label=$1; shift
+  local rss="$OUT/eval-rss.$$"
+  local t0 t1 code=0
+  t0=$(now)
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%M %U %S" -o "$rss" "$@" > "$OUT/eval-out.$$" || code=$?
+  else
+    "$@" > "$OUT/eval-out.$$" || code=$?
+    echo "0 0 0" > "$rss"
+  fi
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" -v l="$label" -v c="$code" -v o="$(stat -c %s "$OUT/eval-out.$$")" \
+    '{ printf "%-18s %8.2f %8.2f %8.0f %10.1f %5d\n", l, b - a, $2 + $3, $1 / 1024, o / 1e6, c }' <(tail -n 1 "$rss")
+  cp "$OUT/eval-out.$$" "$OUT/eval-last.out"
+  rm -f "$rss" "$OUT/eval-out.$$"
+}
+
+echo "compact eval over $BUNDLES bundles of about $CHARS characters ($(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
+printf '%-18s %8s %8s %8s %10s %5s\n' run wall_s cpu_s rss_MB output_MB exit
+timeit "json" "$bin" eval --json "$data"
+timeit "markdown" "$bin" eval --format markdown "$data"
+timeit "text" "$bin" eval "$data"
+echo "goal: text under 10 s wall on 2 idle cores; cpu_s is user+sys, so on a loaded machine cpu_s/2 is the idle wall time"
+echo
+head -n 12 "$OUT/eval-last.out"

@@ -1,0 +1,354 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// SideSummary is one briefing name (Actual or a run) over the bundles
+// that have it: mean scores, per kind over the bundles with probes of
+// that kind.
+type SideSummary struct {
+	Name    string           `json:"name"`
+	Bundles int              `json:"bundles"`
+	Overall float64          `json:"overall"`
+	Kinds   map[Kind]float64 `json:"kinds"`
+	Lost    int              `json:"lost"`
+	Probes  int              `json:"probes"`
+	// Regressed counts the bundles where this side scores below the
+	// baseline (0 for the baseline itself).
+	Regressed int `json:"regressed"`
+}
+
+// Pair compares side B with side A over the bundles both have: the mean
+// of B's score minus A's, a 95% paired bootstrap interval on it, and
+// per bundle wins (B higher), losses and ties.
+type Pair struct {
+	A         string           `json:"a"`
+	B         string           `json:"b"`
+	N         int              `json:"n"`
+	MeanA     float64          `json:"meanA"`
+	MeanB     float64          `json:"meanB"`
+	Diff      float64          `json:"diff"`
+	CILow     float64          `json:"ciLow"`
+	CIHigh    float64          `json:"ciHigh"`
+	Wins      int              `json:"wins"`
+	Losses    int              `json:"losses"`
+	Ties      int              `json:"ties"`
+	KindDiffs map[Kind]float64 `json:"kindDiffs"`
+}
+
+// Row is one bundle in the table: every side's overall score (absent
+// sides are missing from Scores) and its worst change against the
+// baseline.
+type Row struct {
+	Bundle string             `json:"bundle"`
+	Probes int                `json:"probes"`
+	Scores map[string]float64 `json:"scores"`
+	// Worst is the lowest score of a side minus the baseline's (0 without
+	// a baseline or another side).
+	Worst float64 `json:"worst"`
+	res   *BundleResult
+}
+
+// Gate is one --fail-on condition: a measure, a comparison and a value.
+// Measures: overall, the kinds (artifact, recall, decision, continuation:
+// mean shares), regressed (bundles scoring below the baseline) and lost
+// (probes not answered). The gate fails when the condition holds for a
+// side other than the baseline.
+type Gate struct {
+	Measure string  `json:"measure"`
+	Op      string  `json:"op"`
+	Value   float64 `json:"value"`
+}
+
+func (g Gate) String() string {
+	return g.Measure + g.Op + strconv.FormatFloat(g.Value, 'f', -1, 64)
+}
+
+// GateMeasures lists the measures a gate can name.
+var GateMeasures = []string{"overall", string(KindArtifact), string(KindRecall), string(KindDecision), string(KindContinuation), "regressed", "lost"}
+
+var gateRe = regexp.MustCompile(`^\s*([a-z]+)\s*(<=|>=|<|>|==|=)\s*([0-9]*\.?[0-9]+)\s*$`)
+
+// ParseGate reads "artifact<0.9", "regressed>0".
+func ParseGate(s string) (Gate, error) {
+	m := gateRe.FindStringSubmatch(s)
+	if m == nil {
+		return Gate{}, fmt.Errorf("%q is not MEASURE<VALUE (or <=, >, >=, =), as in artifact<0.9 or regressed>0", s)
+	}
+	found := false
+	for _, x := range GateMeasures {
+		found = found || x == m[1]
+	}
+	if !found {
+		return Gate{}, fmt.Errorf("unknown measure %q (want %s)", m[1], strings.Join(GateMeasures, ", "))
+	}
+	v, _ := strconv.ParseFloat(m[3], 64)
+	op := m[2]
+	if op == "==" {
+		op = "="
+	}
+	return Gate{Measure: m[1], Op: op, Value: v}, nil
+}
+
+func (g Gate) holds(x float64) bool {
+	const eps = 1e-9
+	switch g.Op {
+	case "<":
+		return x < g.Value-eps
+	case "<=":
+		return x <= g.Value+eps
+	case ">":
+		return x > g.Value+eps
+	case ">=":
+		return x >= g.Value-eps
+	default:
+		return math.Abs(x-g.Value) <= eps
+	}
+}
+
+// GateFailure is a gate that held for a side.
+type GateFailure struct {
+	Gate  string  `json:"gate"`
+	Side  string  `json:"side"`
+	Value float64 `json:"value"`
+}
+
+// Report is the evaluation of many bundles.
+type Report struct {
+	Bundles  int             `json:"bundles"`
+	Probes   map[Kind]int    `json:"probes"`
+	Baseline string          `json:"baseline"`
+	Sides    []SideSummary   `json:"sides"`
+	Pairs    []Pair          `json:"pairs"`
+	Rows     []Row           `json:"rows"`
+	Results  []*BundleResult `json:"results"`
+	Errors   []BundleError   `json:"errors"`
+	FailOn   []string        `json:"failOn"`
+	Failed   []GateFailure   `json:"failed"`
+}
+
+// ReportOptions steer NewReport.
+type ReportOptions struct {
+	// Baseline is the side the others are compared with (Actual when
+	// empty; when no bundle has it, the first side by name).
+	Baseline string
+	Gates    []Gate
+	// Resamples of the bootstrap (2000 when 0) and its seed.
+	Resamples int
+	Seed      uint64
+}
+
+// NewReport summarises results.
+func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *Report {
+	r := &Report{Bundles: len(results), Probes: map[Kind]int{}, Results: results, Errors: errs, FailOn: []string{}, Failed: []GateFailure{}}
+	if r.Errors == nil {
+		r.Errors = []BundleError{}
+	}
+	names := map[string]bool{}
+	for _, b := range results {
+		for _, p := range b.Probes {
+			r.Probes[p.Kind]++
+		}
+		for _, s := range b.Briefings {
+			names[s.Name] = true
+		}
+	}
+	var order []string
+	if names[Actual] {
+		order = append(order, Actual)
+	}
+	var runs []string
+	for n := range names {
+		if n != Actual {
+			runs = append(runs, n)
+		}
+	}
+	sort.Strings(runs)
+	order = append(order, runs...)
+	r.Baseline = opt.Baseline
+	if r.Baseline == "" && len(order) > 0 {
+		r.Baseline = order[0]
+	}
+
+	for _, name := range order {
+		r.Sides = append(r.Sides, summarise(results, name, r.Baseline))
+	}
+	if opt.Resamples <= 0 {
+		opt.Resamples = 2000
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	// The baseline against every other side, then run against run.
+	for _, name := range order {
+		if name != r.Baseline && names[r.Baseline] {
+			r.Pairs = append(r.Pairs, pair(results, r.Baseline, name, opt))
+		}
+	}
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			if a == r.Baseline || b == r.Baseline || a == Actual {
+				continue
+			}
+			r.Pairs = append(r.Pairs, pair(results, a, b, opt))
+		}
+	}
+
+	for _, b := range results {
+		row := Row{Bundle: b.Bundle, Probes: len(b.Probes), Scores: map[string]float64{}, res: b}
+		base := b.Briefing(r.Baseline)
+		for _, s := range b.Briefings {
+			row.Scores[s.Name] = s.Score()
+			if base != nil && s.Name != r.Baseline {
+				row.Worst = math.Min(row.Worst, s.Score()-base.Score())
+			}
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	sort.SliceStable(r.Rows, func(i, j int) bool {
+		a, b := r.Rows[i], r.Rows[j]
+		if a.Worst != b.Worst {
+			return a.Worst < b.Worst
+		}
+		if la, lb := lowest(a), lowest(b); la != lb {
+			return la < lb
+		}
+		return a.Bundle < b.Bundle
+	})
+
+	for _, g := range opt.Gates {
+		r.FailOn = append(r.FailOn, g.String())
+		for _, s := range r.Sides {
+			if s.Name == r.Baseline && len(r.Sides) > 1 {
+				continue
+			}
+			var x float64
+			switch g.Measure {
+			case "overall":
+				x = s.Overall
+			case "regressed":
+				x = float64(s.Regressed)
+			case "lost":
+				x = float64(s.Lost)
+			default:
+				v, ok := s.Kinds[Kind(g.Measure)]
+				if !ok {
+					continue
+				}
+				x = v
+			}
+			if g.holds(x) {
+				r.Failed = append(r.Failed, GateFailure{Gate: g.String(), Side: s.Name, Value: x})
+			}
+		}
+	}
+	return r
+}
+
+func lowest(r Row) float64 {
+	l := 1.0
+	for _, v := range r.Scores {
+		l = math.Min(l, v)
+	}
+	return l
+}
+
+func summarise(results []*BundleResult, name, baseline string) SideSummary {
+	s := SideSummary{Name: name, Kinds: map[Kind]float64{}}
+	sums, counts := map[Kind]float64{}, map[Kind]int{}
+	total := 0.0
+	for _, b := range results {
+		bs := b.Briefing(name)
+		if bs == nil {
+			continue
+		}
+		s.Bundles++
+		total += bs.Score()
+		s.Lost += len(bs.Lost)
+		s.Probes += bs.Overall.Total
+		for k, t := range bs.Kinds {
+			if t.Total > 0 {
+				sums[k] += t.Share()
+				counts[k]++
+			}
+		}
+		if base := b.Briefing(baseline); base != nil && name != baseline && bs.Score() < base.Score()-1e-12 {
+			s.Regressed++
+		}
+	}
+	if s.Bundles > 0 {
+		s.Overall = total / float64(s.Bundles)
+	}
+	for k, n := range counts {
+		s.Kinds[k] = sums[k] / float64(n)
+	}
+	return s
+}
+
+func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
+	p := Pair{A: a, B: b, KindDiffs: map[Kind]float64{}}
+	var d []float64
+	kd, kn := map[Kind]float64{}, map[Kind]int{}
+	for _, r := range results {
+		sa, sb := r.Briefing(a), r.Briefing(b)
+		if sa == nil || sb == nil {
+			continue
+		}
+		x, y := sa.Score(), sb.Score()
+		p.N++
+		p.MeanA += x
+		p.MeanB += y
+		d = append(d, y-x)
+		switch {
+		case y > x+1e-12:
+			p.Wins++
+		case y < x-1e-12:
+			p.Losses++
+		default:
+			p.Ties++
+		}
+		for k, t := range sa.Kinds {
+			if t.Total > 0 {
+				kd[k] += sb.Kinds[k].Share() - t.Share()
+				kn[k]++
+			}
+		}
+	}
+	if p.N == 0 {
+		return p
+	}
+	p.MeanA /= float64(p.N)
+	p.MeanB /= float64(p.N)
+	p.Diff = p.MeanB - p.MeanA
+	for k, n := range kn {
+		p.KindDiffs[k] = kd[k] / float64(n)
+	}
+	p.CILow, p.CIHigh = bootstrap(d, opt.Resamples, opt.Seed)
+	return p
+}
+
+// bootstrap is the 95% percentile interval of the mean of d over n
+// resamples with replacement, from a fixed seed: the same data give the
+// same interval.
+func bootstrap(d []float64, n int, seed uint64) (lo, hi float64) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	means := make([]float64, n)
+	for i := range means {
+		sum := 0.0
+		for range d {
+			sum += d[rng.IntN(len(d))]
+		}
+		means[i] = sum / float64(len(d))
+	}
+	sort.Float64s(means)
+	lo = means[int(math.Floor(0.025*float64(n-1)))]
+	hi = means[int(math.Ceil(0.975*float64(n-1)))]
+	return lo, hi
+}
