@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
+	"io/fs"
 )
 
 // This file holds what several commands share, so that the same case reads
@@ -139,3 +141,38 @@ func loadConfig(f *Factory) (*config.Store, error) {
 // It is read again: the root command's hook that loads it runs before the
 // completion request's flags (--config among them) are parsed.
 func completionConfig(f *Factory) (*config.Store, error) { return loadConfig(f) }
+
+// findBundles lists the bundles under paths (each once), or under the
+// channel's default extract output when there are none; none found is
+// noBundles with the next step.
+func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
+	if len(paths) == 0 {
+		def := channelDir(f, channel)
+		found, err := diff.FindBundles(def)
+		if err != nil || len(found) == 0 {
+			return nil, noBundles(def, channel)
+		}
+		return found, nil
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		found, err := diff.FindBundles(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, noBundles(p, "")
+			}
+			return nil, usageErr("%v", err)
+		}
+		if len(found) == 0 {
+			return nil, noBundles(p, "")
+		}
+		for _, d := range found {
+			if !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return dirs, nil
+}

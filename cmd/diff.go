@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -203,7 +202,7 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		}
 		cs = []*diff.Comparison{diff.Compare(in)}
 	} else {
-		dirs, err := diffBundles(f, opts.Paths, opts.Channel)
+		dirs, err := findBundles(f, opts.Paths, opts.Channel)
 		if err != nil {
 			return err
 		}
@@ -357,38 +356,4 @@ func clipRunes(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// diffBundles lists the bundles under paths, or under the channel's
-// default extract output when there are none.
-func diffBundles(f *Factory, paths []string, channel string) ([]string, error) {
-	if len(paths) == 0 {
-		def := channelDir(f, channel)
-		found, err := diff.FindBundles(def)
-		if err != nil || len(found) == 0 {
-			return nil, noBundles(def, channel)
-		}
-		return found, nil
-	}
-	var dirs []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		found, err := diff.FindBundles(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, noBundles(p, "")
-			}
-			return nil, usageErr("diff: %v", err)
-		}
-		if len(found) == 0 {
-			return nil, noBundles(p, "")
-		}
-		for _, d := range found {
-			if !seen[d] {
-				seen[d] = true
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	return dirs, nil
 }

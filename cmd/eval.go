@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -137,7 +136,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 			runs = append(runs, r)
 		}
 	}
-	dirs, err := evalBundles(f, opts.Paths, opts.Channel)
+	dirs, err := findBundles(f, opts.Paths, opts.Channel)
 	if err != nil {
 		return err
 	}
@@ -232,38 +231,4 @@ func runNameList(names []string) string {
 		return "none (make one with `compact replay --model builtin`)"
 	}
 	return strings.Join(names, ", ")
-}
-
-// evalBundles lists the bundles under paths, or under the channel's
-// default extract output when there are none (as diff does).
-func evalBundles(f *Factory, paths []string, channel string) ([]string, error) {
-	if len(paths) == 0 {
-		def := channelDir(f, channel)
-		found, err := diff.FindBundles(def)
-		if err != nil || len(found) == 0 {
-			return nil, noBundles(def, channel)
-		}
-		return found, nil
-	}
-	var dirs []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		found, err := diff.FindBundles(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, noBundles(p, "")
-			}
-			return nil, usageErr("eval: %v", err)
-		}
-		if len(found) == 0 {
-			return nil, noBundles(p, "")
-		}
-		for _, d := range found {
-			if !seen[d] {
-				seen[d] = true
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	return dirs, nil
 }
