@@ -1,16 +1,23 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/replay"
 )
 
 func init() { register(newCmdEval) }
@@ -25,6 +32,19 @@ type evalOptions struct {
 	FailOn   []string
 	Worst    int
 	Jobs     int
+
+	// The model judge.
+	Judge          string
+	JudgeBaseURL   string
+	JudgeAPIModel  string
+	JudgePack      string
+	JudgeQuestions int
+	JudgeRun       string
+	JudgeTimeout   time.Duration
+	NoCache        bool
+	WriteJudgePack string
+	// Stop is the interrupt context (tests replace it).
+	Stop context.Context
 }
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -55,14 +75,29 @@ func newCmdEval(f *Factory) *cobra.Command {
 			"artifact, recall, decision or continuation (mean shares, 0 to 1),\n" +
 			"regressed (bundles scoring below the baseline) or lost (probes not\n" +
 			"answered).\n\n" +
+			"With --judge MODEL the probes are also put, as questions, to that model\n" +
+			"seeing only one briefing, and the same model grades every answer 0 to 5\n" +
+			"on accuracy, context awareness, artifact trail, completeness,\n" +
+			"continuity and instruction following (the answer sets of a bundle's\n" +
+			"briefings shown together, in an order shuffled by their content). The\n" +
+			"prompts are a judge pack (--write-judge-pack DIR writes the built-in one\n" +
+			"to edit, --judge-pack DIR uses it). Answers and grades are written to\n" +
+			"<bundle>/judge/<run>.json with each call's tokens and cost; every answer\n" +
+			"is cached by a hash of what was sent (cache.dir), so a rerun costs\n" +
+			"nothing. Gates: judged (the mean grade) or a dimension, e.g.\n" +
+			"judged<3.5 or artifact_trail<3.\n\n" +
 			"Exit status: 0 done; 1 a --fail-on gate held, or some bundles could not\n" +
-			"be read (the others are still scored); 2 usage or input error, or\n" +
-			"nothing to evaluate (no bundles, no probes, no briefing).",
+			"be read or judged (the others are still scored); 2 usage or input error,\n" +
+			"or nothing to evaluate (no bundles, no probes, no briefing); 130\n" +
+			"interrupted while judging.",
 		Example: "  compact eval\n" +
 			"  compact eval --run builtin --run gpt-5.4-nano\n" +
 			"  compact eval --baseline builtin --fail-on 'artifact<0.9,regressed>0'\n" +
 			"  compact eval path/to/channel --format markdown --worst 20\n" +
-			"  compact eval --json > eval.json",
+			"  compact eval --json > eval.json\n" +
+			"  # model-judged, with a key (cached: a rerun costs nothing)\n" +
+			"  compact eval --run builtin --judge gpt-5.4-nano\n" +
+			"  compact eval --judge-base-url http://127.0.0.1:8080/v1 --judge-api-model qwen2.5:14b",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
@@ -80,8 +115,23 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit 1 when `GATE` holds for a briefing other than the baseline, e.g. artifact<0.9 or regressed>0 (repeatable, or comma-separated)")
 	fl.IntVar(&opts.Worst, "worst", 10, "list the `N` worst bundles, with the probes they lost (-1: all)")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles evaluated at once (default: the number of CPUs)")
+	fl.Var(typedString{&opts.Judge, "ID"}, "judge", "also score with this model as answerer and judge: a model of the table or a server configured as providers.NAME (not builtin)")
+	fl.Var(typedString{&opts.JudgeBaseURL, "URL"}, "judge-base-url", "judge with the model --judge-api-model of this OpenAI-compatible server (key, if any: COMPACT_API_KEY)")
+	fl.Var(typedString{&opts.JudgeAPIModel, "NAME"}, "judge-api-model", "the model the judge's server is asked for (with --judge-base-url, or --judge naming a server)")
+	fl.Var(typedString{&opts.JudgePack, "DIR"}, "judge-pack", "the judge's prompts from this directory (see --write-judge-pack)")
+	fl.IntVar(&opts.JudgeQuestions, "judge-questions", 12, "ask at most `N` questions per bundle, the probe kinds in turn")
+	fl.Var(typedString{&opts.JudgeRun, "NAME"}, "judge-run", "name of the judge's record, <bundle>/judge/NAME.json (default: the judge model)")
+	fl.DurationVar(&opts.JudgeTimeout, "judge-timeout", 0, "allow `DURATION` for each judge call (default: cascade.timeout, 5m on a server)")
+	fl.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the response cache")
+	fl.Var(typedString{&opts.WriteJudgePack, "DIR"}, "write-judge-pack", "write the built-in judge pack to DIR, to edit, and exit")
+	c.MarkFlagsMutuallyExclusive("judge", "judge-base-url")
 	completeValues(c, "format", "text", "json", "markdown")
-	completeValues(c, "fail-on", "artifact<0.9", "overall<0.8", "regressed>0", "lost>0")
+	completeValues(c, "fail-on", "artifact<0.9", "overall<0.8", "regressed>0", "lost>0", "judged<3.5", "artifact_trail<3")
+	_ = c.RegisterFlagCompletionFunc("judge", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return judgeModelNames(f), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.MarkFlagDirname("judge-pack")
+	_ = c.MarkFlagDirname("write-judge-pack")
 	runNames := func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		names := evalRunNames(c, f, opts, args)
 		return names, cobra.ShellCompDirectiveNoFileComp
@@ -104,6 +154,13 @@ func evalRunNames(c *cobra.Command, f *Factory, opts *evalOptions, args []string
 
 func runEval(c *cobra.Command, opts *evalOptions) error {
 	f := opts.f
+	if opts.WriteJudgePack != "" {
+		if err := eval.WriteJudgePack(opts.WriteJudgePack); err != nil {
+			return usageErr("eval: --write-judge-pack: %v", err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "compact eval: wrote the judge pack to %s (%s); edit it and pass --judge-pack %s\n", opts.WriteJudgePack, strings.Join(eval.JudgePackFiles, ", "), opts.WriteJudgePack)
+		return nil
+	}
 	format := opts.Format
 	if f.JSON {
 		if c.Flags().Changed("format") && format != "json" {
@@ -136,6 +193,10 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 			runs = append(runs, r)
 		}
 	}
+	judge, err := planJudge(f, opts)
+	if err != nil {
+		return err
+	}
 	dirs, err := findBundles(f, opts.Paths, opts.Channel)
 	if err != nil {
 		return err
@@ -152,6 +213,34 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	if err := evalNothing(opts, dirs, results, runs); err != nil {
 		return err
+	}
+	var judgeErrs []eval.BundleError
+	interrupted := false
+	if judge != nil {
+		ctx := opts.Stop
+		if ctx == nil {
+			var cancel context.CancelFunc
+			ctx, cancel = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+		}
+		jobs := opts.Jobs
+		if jobs == 0 {
+			jobs = 4
+		}
+		var progress func(int, int)
+		if len(results) > 1 {
+			progress = func(done, total int) { prog.show("eval: judged %d/%d bundles", done, total) }
+		}
+		judgeErrs = eval.JudgeAll(ctx, results, *judge, jobs, progress)
+		prog.clear()
+		interrupted = ctx.Err() != nil
+		for _, e := range judgeErrs {
+			if e.Bundle == "" {
+				fmt.Fprintf(f.IO.ErrOut, "compact eval: %s\n", e.Error)
+			} else {
+				fmt.Fprintf(f.IO.ErrOut, "compact eval: %s: %s\n", e.Bundle, e.Error)
+			}
+		}
 	}
 	rep := eval.NewReport(results, errs, eval.ReportOptions{Baseline: opts.Baseline, Gates: gates})
 	topt := eval.TextOptions{Worst: opts.Worst, Root: commonDir(dirs)}
@@ -179,6 +268,12 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	if len(errs) > 0 {
 		problems = append(problems, fmt.Sprintf("%d of %s not evaluated", len(errs), plural(len(dirs), "bundle")))
+	}
+	if interrupted {
+		return &ExitError{Code: exitInterrupted, Err: errors.New("eval: interrupted while judging; run again: the answers given so far are cached")}
+	}
+	if len(judgeErrs) > 0 {
+		problems = append(problems, fmt.Sprintf("%d of %s not judged", len(judgeErrs), plural(len(results), "bundle")))
 	}
 	if len(problems) > 0 {
 		return &ExitError{Code: exitFailed, Err: errors.New("eval: " + strings.Join(problems, "; "))}
@@ -231,4 +326,83 @@ func runNameList(names []string) string {
 		return "none (make one with `compact replay --model builtin`)"
 	}
 	return strings.Join(names, ", ")
+}
+
+// planJudge builds the judge's model from the flags, as replay builds its
+// one model; nil without --judge or --judge-base-url.
+func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, error) {
+	if opts.Judge == "" && opts.JudgeBaseURL == "" {
+		for _, fl := range []struct {
+			set  bool
+			name string
+		}{{opts.JudgeAPIModel != "", "--judge-api-model"}, {opts.JudgePack != "", "--judge-pack"}, {opts.JudgeRun != "", "--judge-run"}, {opts.JudgeTimeout != 0, "--judge-timeout"}} {
+			if fl.set {
+				return nil, usageErr("eval: %s goes with --judge MODEL or --judge-base-url URL", fl.name)
+			}
+		}
+		return nil, nil
+	}
+	if opts.Judge == "builtin" {
+		return nil, usageErr("eval: --judge builtin: the built-in model writes briefings and cannot answer questions; judge with a model of the table (%s) or a local server (--judge-base-url URL --judge-api-model NAME)", strings.Join(judgeModelNames(f), ", "))
+	}
+	if opts.JudgeQuestions < 1 {
+		return nil, usageErr("eval: --judge-questions: want at least 1, got %d", opts.JudgeQuestions)
+	}
+	pack := eval.DefaultJudgePack()
+	if opts.JudgePack != "" {
+		p, err := eval.LoadJudgePack(opts.JudgePack)
+		if err != nil {
+			return nil, usageErr("eval: --judge-pack: %v", err)
+		}
+		pack = p
+	}
+	plan, err := planReplay(f, &replayOptions{f: f, Model: opts.Judge, BaseURL: opts.JudgeBaseURL, APIModel: opts.JudgeAPIModel, Timeout: opts.JudgeTimeout})
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			msg := ee.Err.Error()
+			for _, pair := range [][2]string{{"--base-url", "--judge-base-url"}, {"--api-model", "--judge-api-model"}, {"--model", "--judge"}, {"--timeout", "--judge-timeout"}} {
+				msg = strings.ReplaceAll(msg, pair[0], pair[1])
+			}
+			return nil, usageErr("eval: %s", msg)
+		}
+		return nil, err
+	}
+	if plan.cas != nil {
+		for _, id := range plan.order {
+			if m, ok := plan.cas.Models.Lookup(id); ok && plan.cas.Providers[m.Provider] != nil && plan.cas.Providers[m.Provider].Kind() == cascade.KindBuiltin {
+				return nil, usageErr("eval: --judge %s: the built-in model cannot answer questions; pick another model", id)
+			}
+		}
+		ready, missing := plan.cas.SplitByKey(plan.order)
+		if len(ready) == 0 {
+			return nil, usageErr("eval: no API key for the judge %s: set %s; or judge with a local server (--judge-base-url URL --judge-api-model NAME)", missing[0].Model, keyVars(missing, false))
+		}
+		// A judge answers tersely ("Q1: not in the briefing"), and is
+		// asked for its most likely answer.
+		plan.cas.Settings.MinOutputChars = 1
+		plan.cas.Settings.Temperature = 0
+		if err := useCache(f, plan.cas, opts.NoCache); err != nil {
+			return nil, usageErr("eval: %v", err)
+		}
+	}
+	run := opts.JudgeRun
+	if run == "" {
+		run = plan.run
+	}
+	if err := replay.ValidRunName(run); err != nil {
+		return nil, usageErr("eval: --judge-run: %v", err)
+	}
+	return &eval.JudgeOptions{Model: plan.gen, Order: plan.order, Judge: plan.order[0], Pack: pack, MaxQuestions: opts.JudgeQuestions, Run: run}, nil
+}
+
+// judgeModelNames are the models --judge takes.
+func judgeModelNames(f *Factory) []string {
+	var names []string
+	for _, n := range replayModelNames(f) {
+		if n != "builtin" {
+			names = append(names, n)
+		}
+	}
+	return names
 }

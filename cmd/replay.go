@@ -47,6 +47,9 @@ type replayOptions struct {
 	Force    bool
 	DryRun   bool
 	Run      string
+	NoCache  bool
+	// Batch sends through the providers' batch APIs (cmd/batch.go).
+	Batch bool
 	// Stop is the interrupt context (tests replace it).
 	Stop context.Context
 	// Generator replaces the configured cascade (tests).
@@ -80,7 +83,9 @@ func newCmdReplay(f *Factory) *cobra.Command {
 			"                             ANTHROPIC_API_KEY; models without one are left out\n" +
 			"\n" +
 			"Bundles that already have a result for the same run, models and prompt are\n" +
-			"skipped unless --force. Ctrl-C stops new requests, lets the ones in flight\n" +
+			"skipped unless --force. Answers are cached by a hash of what was sent\n" +
+			"(compact cache): asking again, even with --force or another --run, costs\n" +
+			"nothing unless --no-cache. Ctrl-C stops new requests, lets the ones in flight\n" +
 			"finish and exits 130: run again to finish the rest.",
 		Example: "  # offline, deterministic, no key\n" +
 			"  compact replay --model builtin\n" +
@@ -120,10 +125,13 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	addJobsFlag(c, &opts.Jobs, 4, "bundles replayed in parallel")
 	fl.BoolVar(&opts.Force, "force", false, "replay bundles that already have a result for this run")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent and send nothing")
+	fl.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the response cache (see compact cache)")
+	fl.BoolVar(&opts.Batch, "batch", false, "submit through the providers' batch APIs (half price, within 24 h); then compact batch collect")
 	fl.Var(typedString{&opts.Run, "NAME"}, "run", "name of the result directory under replays/ (default: the model id, or cascade)")
 	c.MarkFlagsMutuallyExclusive("model", "cascade", "base-url")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "model")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "base-url")
+	c.MarkFlagsMutuallyExclusive("batch", "dry-run")
 
 	models := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return replayModelNames(f), cobra.ShellCompDirectiveNoFileComp
@@ -417,6 +425,12 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	// a run that could send nothing stops here, writing nothing.
 	if err := checkKeys(f, plan); err != nil {
 		return err
+	}
+	if err := useCache(f, plan.cas, opts.NoCache); err != nil {
+		return usageErr("replay: %v", err)
+	}
+	if opts.Batch {
+		return runReplayBatch(ctx, opts, plan.cas, plan.order, run, pack, locale, bundles)
 	}
 
 	stop := opts.Stop

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -103,7 +104,10 @@ func runSerialize(opts *serializeOptions) error {
 		}
 		slash, res.SlashIdsResolved = serialize.Resolve(ids, skills)
 	}
-	out := serialize.Serialize(msgs, serialize.Options{Profile: profile, Slash: slash})
+	// Every message left out is named on stderr (the upstream leaves out
+	// the same ones, silently).
+	warn := func(p serialize.Problem) { fmt.Fprintf(opts.f.IO.ErrOut, "compact: warning: %s: %s\n", name, p) }
+	out := serialize.Serialize(msgs, serialize.Options{Profile: profile, Slash: slash, Problems: warn})
 	if opts.f.JSON {
 		res.CompactHistory = history.ToWellFormed(out)
 		res.Len16 = history.Len16(out)

@@ -67,7 +67,11 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"Output: per chat a timeline table and a chart of the context over the steps;\n" +
 			"with --compare one table across strategies over all chats; with --sweep that\n" +
 			"table per value of a knob; with --against-recorded the simulated stagewise\n" +
-			"boundaries beside the ones the app stored. When no trigger fires, a hint on\n" +
+			"boundaries beside the ones the app stored. Each compaction is scored offline\n" +
+			"as compact eval scores a briefing: probes mined from the messages it\n" +
+			"replaced, answered by its summary or not (what a sliding window drops is\n" +
+			"lost); a second table, or a line per chat, adds them up, and --json gives\n" +
+			"each summary's text and lost probes. When no trigger fires, a hint on\n" +
 			"stderr says how much of the window the chats use and which --context-window\n" +
 			"makes them compact.\n\n" +
 			wrapList("Strategies: ", strategy.Names()) + "\n\n" +

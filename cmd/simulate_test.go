@@ -164,7 +164,8 @@ func TestSimulateCompareAndSweepOnSampleDatabase(t *testing.T) {
 	}
 	t.Logf("--sweep threshold=0.4:0.8:0.05 on the sample database: %v", time.Since(start))
 	var got []string
-	for _, line := range strings.Split(out, "\n") {
+	rows, _, _ := strings.Cut(out, "\noffline probe scores") // the first table
+	for _, line := range strings.Split(rows, "\n") {
 		if f := strings.Fields(line); len(f) > 2 && f[1] == "stagewise" {
 			got = append(got, f[0])
 		}
@@ -675,5 +676,70 @@ func TestSimulateInterrupted(t *testing.T) {
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != exitInterrupted {
 		t.Errorf("err = %v, want exit %d", err, exitInterrupted)
+	}
+}
+
+// TestSimulateProbeScoresOnSampleDatabase: on the shipped sample every
+// strategy's compactions are scored against probes mined from what they
+// replaced, the text shows them in a second table of at most 120 columns,
+// and --json carries each summary's text.
+func TestSimulateProbeScoresOnSampleDatabase(t *testing.T) {
+	db := simSampleDB(t)
+	args := []string{"simulate", "--db", db, "--compare", "stagewise,onyx,summary-buffer,sliding-window,selective-prune", "--context-window", "6000"}
+	code, out, errOut := simRun(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, table, ok := strings.Cut(out, "\noffline probe scores of what each compaction replaced (as compact eval scores a briefing):\n")
+	if !ok {
+		t.Fatalf("no probe table:\n%s", out)
+	}
+	for _, l := range strings.Split(table, "\n") {
+		if len([]rune(l)) > 120 {
+			t.Errorf("a line of %d columns: %s", len([]rune(l)), l)
+		}
+	}
+	if !strings.Contains(table, "  strategy         scored  probes") {
+		t.Errorf("probe table heading:\n%s", table)
+	}
+
+	code, out, errOut = simRun(t, "", append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Rows []simulate.Row `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != 5 {
+		t.Fatalf("%d rows", len(got.Rows))
+	}
+	for _, row := range got.Rows {
+		p := row.Probes
+		if p == nil || p.Scored == 0 || p.Overall.Total == 0 || p.Scored != len(row.Summaries) {
+			t.Errorf("%s: probe totals %+v over %d summaries", row.Strategy, p, len(row.Summaries))
+			continue
+		}
+		total := 0
+		for _, s := range row.Summaries {
+			total += s.Overall.Total
+			if s.Overall.Total-s.Overall.Kept != len(s.Lost) {
+				t.Errorf("%s step %d: %d probes, %d kept, %d lost", row.Strategy, s.Step, s.Overall.Total, s.Overall.Kept, len(s.Lost))
+			}
+			summarizes := row.Strategy != "sliding-window" && row.Strategy != "selective-prune"
+			if summarizes != (s.Replaced == simulate.ReplacedSummarized) || summarizes != (s.Summary != "") {
+				t.Errorf("%s step %d: replaced %q, summary of %d bytes", row.Strategy, s.Step, s.Replaced, len(s.Summary))
+			}
+		}
+		if total != p.Overall.Total {
+			t.Errorf("%s: %d probes over the summaries, %d in the totals", row.Strategy, total, p.Overall.Total)
+		}
+	}
+	// The same scores again.
+	_, again, _ := simRun(t, "", append(args, "--json")...)
+	if again != out {
+		t.Error("the JSON is not deterministic")
 	}
 }

@@ -43,6 +43,17 @@ func BenchmarkWrite1MB(b *testing.B) {
 	}
 }
 
+// BenchmarkWrite1MBSmallTarget is the same history squeezed into 3,000
+// units: every step of fit is taken.
+func BenchmarkWrite1MBSmallTarget(b *testing.B) {
+	in := megabyteHistory()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Write(in, Options{TargetChars: 3000})
+	}
+}
+
 func BenchmarkWriteCorpus(b *testing.B) {
 	in := corpus(b)
 	total := 0
@@ -54,6 +65,22 @@ func BenchmarkWriteCorpus(b *testing.B) {
 	for b.Loop() {
 		for _, c := range in {
 			Write(c, Options{})
+		}
+	}
+}
+
+// BenchmarkWriteCorpusSmallTarget writes the corpus at 1,500 units.
+func BenchmarkWriteCorpusSmallTarget(b *testing.B) {
+	in := corpus(b)
+	total := 0
+	for _, c := range in {
+		total += len(c)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range in {
+			Write(c, Options{TargetChars: 1500})
 		}
 	}
 }

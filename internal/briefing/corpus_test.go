@@ -359,6 +359,10 @@ func FuzzWriteKeepsDiffRules(f *testing.F) {
 	// A previous briefing that leaves no room: its oldest sections are
 	// merged into an "Earlier topics" digest (one of its own included).
 	f.Add("<previous-chat-history>## Earlier topics\n\nBefore the sections below, your earlier briefings held 7 more sections, from “a” to “b”. They named [](path:w1/x y.ts) and others.\n\n## Fix w1/src/a.ts “now\n\nYou changed w1/b.ts. The user decided to keep it. More text here.\n\n## Current working state\n\nYou ran the tests. Your next step is to fix them.</previous-chat-history>\n<user>Go on with w1/src/f.ts.</user>\n<assistant>[shell: go test → exit 1]</assistant>", 200, "e3e")
+	// A previous briefing with a digest that keeps notes and a files
+	// section, which the next briefing writes anew.
+	f.Add("<previous-chat-history>## Earlier topics\n\nBefore the sections below, your earlier briefings held 3 more sections, from “a” to “b”. Kept from them: Do not use w1/x.ts. The user said: “Keep it.” They named [](path:w1/x y.ts) and others.\n\n## Other files\n\nYou edited [](path:w1/a.ts) and [](path:w1/b.ts). The work also named [](path:w1/c.ts).\n\n## Current working state\n\nYou ran the tests. Your next step is to fix them.</previous-chat-history>\n<user>Keep 24 per page, not 20. Fix w1/src/f.ts.</user>\n<assistant>[read: w1/src/f.ts]\n[shell: go test → exit 1]\nTS2345 again.\n[shell: go test → ✓]\n[asked user: Size → Rows: 24]</assistant>", 300, "head")
+	f.Add("<user>Never touch w1/gen/. Use `pnpm`, not npm.</user>\n<assistant>[created: w1/a.ts]\n[edited: w1/b.ts (2 edits)]\n[moved: w1/c.ts → w1/d.ts]\n[deleted: w1/e.ts]\n[shell: Build → exit 2]</assistant>\n<user>ok</user>\n<assistant>Done?</assistant>", 150, "e3e")
 	f.Fuzz(func(t *testing.T, compact string, target int, profile string) {
 		if profile != diff.ProfileHead {
 			profile = diff.ProfileE3E

@@ -30,12 +30,37 @@ type event struct {
 	object string
 
 	paths    []string // files and folders the call named
+	acts     []uint8  // what the call did to each path (act*), when it did not fail
 	fail     bool     // failed, was denied, exited non-zero, timed out or found errors
 	denied   bool
 	errMsg   string
 	noun     string // "the command X", for the next-step sentence
 	decision bool   // carries the user's answers: kept at every level of detail
+	answered bool   // a form the user answered (not cancelled, not empty)
 	key      string // kind and object, to see a later success resolve a failure
+
+	// unproven: a call that did not fail but showed no result either (a
+	// shell command without its outcome): it does not resolve a failure.
+	unproven bool
+	// resolved: the call failed and a later call of the same kind and
+	// object succeeded (set once the whole history is read).
+	resolved bool
+}
+
+// told is the failure's sentence, and whether a later attempt succeeded.
+func (ev *event) told() string {
+	if ev.resolved {
+		return ev.full + " A later attempt succeeded."
+	}
+	return ev.full
+}
+
+// act returns what the call did to its i-th path.
+func (ev *event) act(i int) uint8 {
+	if ev.fail || i >= len(ev.acts) {
+		return actNamed
+	}
+	return ev.acts[i]
 }
 
 type markerKind struct {
@@ -176,6 +201,7 @@ func fileMarker(past, verb, gerund string) func(string) *event {
 			failure(ev, "You tried to "+verb+" "+obj, msg)
 			return ev
 		}
+		ev.acts = []uint8{fileActs[verb]}
 		ev.group, ev.object = past, obj
 		ev.full = "You " + past + " " + obj + "."
 		ev.short = ev.full
@@ -199,6 +225,7 @@ func editedMarker(body string) *event {
 		failure(ev, "You tried to edit "+obj, msg)
 		return ev
 	}
+	ev.acts = []uint8{actEdited}
 	switch count {
 	case "", "?":
 	case "1":
@@ -223,6 +250,10 @@ func moveMarker(past, verb string) func(string) *event {
 			failure(ev, "You tried to "+verb+" "+obj, msg)
 			return ev
 		}
+		if strings.TrimSpace(pa) != "" {
+			ev.acts = append(ev.acts, actMoved)
+		}
+		ev.acts = append(ev.acts, actCreated)
 		ev.full = "You " + past + " " + obj + "."
 		ev.short = ev.full
 		return ev
@@ -267,6 +298,7 @@ func shellMarker(body string) *event {
 		ev.full = "You ran " + what + ", which failed with exit code " + code + "."
 	default:
 		ev.full = "You ran " + what + " (no result was recorded)."
+		ev.unproven = true
 	}
 	ev.short = ev.full
 	return ev
@@ -509,6 +541,9 @@ func lintMarker(body string) *event {
 		failure(ev, "You tried to run "+what, msg)
 		return ev
 	}
+	for range ps {
+		ev.acts = append(ev.acts, actRead)
+	}
 	switch {
 	case outcome == "clean":
 		ev.full = "You ran " + what + ", which reported no issues."
@@ -522,6 +557,7 @@ func lintMarker(body string) *event {
 		ev.full = "You ran " + what + ", which reported " + unescape(outcome) + "."
 	default:
 		ev.full = "You ran " + what + " (no result was recorded)."
+		ev.unproven = true
 	}
 	ev.short = ev.full
 	return ev
@@ -588,6 +624,7 @@ func askMarker(body string) *event {
 		ev.full = base + "; no answers came back."
 	case strings.Contains(answer, ": ") || strings.HasPrefix(answer, ":"):
 		ev.full = base + "; they answered “" + strings.TrimRight(answer, " .") + "”."
+		ev.answered = true
 	case answer == "cancelled":
 		ev.full = base + ", but the form was cancelled."
 	default:
@@ -619,6 +656,7 @@ func testsMarker(body string) *event {
 		ev.full = "You ran " + what + ", which passed."
 	case "":
 		ev.full = "You ran " + what + " (no result was recorded)."
+		ev.unproven = true
 	default:
 		ev.fail, ev.errMsg = true, outcome
 		ev.full = "You ran " + what + ", which reported " + outcome + endMark(outcome)

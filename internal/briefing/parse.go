@@ -31,6 +31,8 @@ type turn struct {
 	text      string
 	words     string // text ready to quote (userWords), once computed
 	wordsDone bool
+	keys      []string // key sentences of words (keySentences), once computed
+	keysDone  bool
 
 	// assistant turns: prose blocks and tool markers in order
 	items []item

@@ -32,6 +32,43 @@ type prevSection struct {
 	body    string // lines as they were, sanitized
 	isState bool   // the old "Current working state" section
 	digest  bool   // the digest of older sections (mergeOldest): never shortened
+	bare    string // a digest's body with only the notes of decisions, for level 2
+	none    string // a digest's body without notes, for level 3
+
+	// renders by level, and the sentences of the body with their notes
+	// (nil for a sentence that is none), once computed
+	cache     [4]string
+	have      [4]bool
+	sents     []string
+	sentNotes []*digestNote
+	notesDone bool
+}
+
+// sentences splits the body into sentences, once.
+func (p *prevSection) sentences() []string {
+	if p.sents == nil {
+		p.sents = sentences(flatten(p.body))
+		if p.sents == nil {
+			p.sents = []string{}
+		}
+	}
+	return p.sents
+}
+
+// sentenceNotes splits the body into sentences and finds their notes,
+// once.
+func (p *prevSection) sentenceNotes() ([]string, []*digestNote) {
+	if !p.notesDone {
+		p.notesDone = true
+		p.sentences()
+		p.sentNotes = make([]*digestNote, len(p.sents))
+		for i, s := range p.sents {
+			if n, ok := noteOf(s); ok {
+				p.sentNotes[i] = &n
+			}
+		}
+	}
+	return p.sents, p.sentNotes
 }
 
 // decisionWords mark sentences a shortened section keeps: decisions,
@@ -79,6 +116,17 @@ func splitPrev(prev string) []prevSection {
 		body = append(body, sanitizeLine(ln))
 	}
 	flush()
+	for i := range out {
+		// A digest this writer wrote is kept whole, as a digest, and not
+		// shortened like prose (that would lose the list its next merge
+		// reads the links from); it gives up its notes at levels 2 and 3.
+		if _, _, _, ok := parseDigest(&out[i]); ok {
+			var d digest
+			d.add(&out[i])
+			again := d.section()
+			out[i].digest, out[i].bare, out[i].none = true, again.bare, again.none
+		}
+	}
 	return out
 }
 
@@ -147,15 +195,30 @@ func numberedItem(t string) (n, rest string, ok bool) {
 }
 
 // render gives the section at a level: 0 as it is, 1 shortened, 2 shortened
-// with the kept links capped.
+// with the kept links capped, 3 without the user's decisions beyond its
+// first sentences too. A digest is written whole up to level 1, with the
+// notes of decisions only at 2, with none at 3.
 func (p *prevSection) render(level int) string {
+	level = min(max(level, 0), len(p.cache)-1)
+	if !p.have[level] {
+		p.cache[level], p.have[level] = p.renderAt(level), true
+	}
+	return p.cache[level]
+}
+
+func (p *prevSection) renderAt(level int) string {
 	h := p.heading
 	if p.isState {
 		h = oldStateHeading
 	}
 	body := p.body
-	if level > 0 && !p.digest {
-		body = shortenBody(body, level)
+	switch {
+	case p.digest && level == 2 && p.bare != "":
+		body = p.bare
+	case p.digest && level >= 3 && p.none != "":
+		body = p.none
+	case level > 0 && !p.digest:
+		body = p.shortenBody(level)
 	}
 	if body == "" {
 		return "## " + h
@@ -163,15 +226,20 @@ func (p *prevSection) render(level int) string {
 	return "## " + h + "\n\n" + body
 }
 
-func shortenBody(body string, level int) string {
-	ss := sentences(flatten(body))
+func (p *prevSection) shortenBody(level int) string {
+	ss, notes := p.sentenceNotes()
 	if len(ss) <= keepFirstPrevSen {
-		return body
+		return p.body
 	}
 	var kept []string
 	var rest strings.Builder
 	for i, s := range ss {
 		if i < keepFirstPrevSen || level == 1 && hasDecision(s) {
+			kept = append(kept, s)
+			continue
+		}
+		if n := notes[i]; n != nil && n.rule && level < 3 {
+			// The user's decisions and rules stay at every level.
 			kept = append(kept, s)
 			continue
 		}
@@ -227,6 +295,7 @@ func hasDecision(s string) bool {
 const (
 	digestHeading  = "Earlier topics"
 	digestLead     = "Before the sections below, your earlier briefings held "
+	digestKept     = " Kept from them: "
 	digestNamed    = " They named "
 	digestNoLinks  = " They named no links."
 	digestLong     = " They named only links too long to list."
@@ -234,6 +303,9 @@ const (
 	maxDigestLinks = maxLinksMinimal
 	maxDigestLink  = 300 // bytes: a longer link is not listed
 	maxDigestTopic = 80  // UTF-16 units of a topic named
+	maxDigestRules = 6   // decisions a digest keeps (the latest)
+	maxDigestFails = 3   // failures and error reports a digest keeps (the latest)
+	maxDigestNote  = 300 // UTF-16 units of one note
 )
 
 // digest is the merged form of the oldest sections of a previous briefing.
@@ -243,6 +315,97 @@ type digest struct {
 	links       []string        // the links listed, in order of first mention
 	seen        map[string]bool // links met so far
 	more        bool            // links named beyond those listed
+	notes       []digestNote    // sentences kept as they were, in order
+}
+
+// digestNote is a sentence of a merged section that a digest keeps: a
+// decision or rule of the user's, or a failure and its error.
+type digestNote struct {
+	text string
+	rule bool // a decision; else a failure
+}
+
+// noteOf says whether a sentence of an earlier briefing is worth a note:
+// a decision that names the user or is itself a rule ("Do not reintroduce
+// CSS filters."), or a failure or error report.
+func noteOf(s string) (digestNote, bool) {
+	l := strings.ToLower(s)
+	rule := false
+	for _, p := range []string{"do not ", "don't ", "don’t ", "never ", "always ", "keep ", "use ", "avoid ", "only "} {
+		if strings.HasPrefix(l, p) {
+			rule = true
+		}
+	}
+	if !rule && strings.Contains(l, "user") && isDecision(s) {
+		rule = true
+	}
+	if rule {
+		return digestNote{text: excerpt(s, 0, maxDigestNote), rule: true}, true
+	}
+	if strings.Contains(l, "fail") || strings.Contains(l, "error") || len(errorIDs(s)) > 0 {
+		return digestNote{text: excerpt(s, 0, maxDigestNote)}, true
+	}
+	return digestNote{}, false
+}
+
+// notesOf lists the notes of a text.
+func notesOf(text string) []digestNote {
+	var out []digestNote
+	for _, s := range sentences(flatten(text)) {
+		if n, ok := noteOf(s); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// bodyNotes are the notes of the section's body.
+func (p *prevSection) bodyNotes() []digestNote {
+	_, notes := p.sentenceNotes()
+	var out []digestNote
+	for _, n := range notes {
+		if n != nil {
+			out = append(out, *n)
+		}
+	}
+	return out
+}
+
+// addNotes adds notes, keeping the latest of each kind within the
+// digest's caps.
+func (d *digest) addNotes(notes []digestNote) {
+	for _, n := range notes {
+		dup := false
+		for _, o := range d.notes {
+			dup = dup || o.text == n.text
+		}
+		if !dup {
+			d.notes = append(d.notes, n)
+		}
+	}
+	rules, fails := 0, 0
+	for _, n := range d.notes {
+		if n.rule {
+			rules++
+		} else {
+			fails++
+		}
+	}
+	if rules <= maxDigestRules && fails <= maxDigestFails {
+		return
+	}
+	kept := d.notes[:0]
+	for _, n := range d.notes {
+		switch {
+		case n.rule && rules > maxDigestRules:
+			rules--
+		case !n.rule && fails > maxDigestFails:
+			fails--
+		default:
+			kept = append(kept, n)
+		}
+	}
+	d.notes = kept
 }
 
 // add merges one section into the digest.
@@ -262,11 +425,21 @@ func (d *digest) add(s *prevSection) {
 			d.last = last
 		}
 		body = ""
+		end := len(s.body)
 		if i := strings.LastIndex(s.body, digestNamed); i >= 0 {
 			body = s.body[i:]
 			d.more = d.more || strings.HasSuffix(body, digestOthers) || body == digestLong
+			end = i
+		} else if i := max(strings.LastIndex(s.body, digestLong), strings.LastIndex(s.body, digestNoLinks)); i >= 0 {
+			end = i
+		}
+		if i := strings.Index(s.body[:end], digestKept); i >= 0 {
+			d.addNotes(notesOf(s.body[i+len(digestKept) : end]))
 		}
 	} else {
+		if !s.isState && !strings.EqualFold(s.heading, oldStateHeading) {
+			d.addNotes(s.bodyNotes())
+		}
 		d.sections++
 		if topic := digestTopic(s.heading); topic != "" && !genericHeading(s) {
 			if d.first == "" {
@@ -346,7 +519,10 @@ func parseDigest(s *prevSection) (n int, first, last string, ok bool) {
 }
 
 // section writes the digest as a previous-briefing section.
-func (d *digest) section() prevSection {
+func (d *digest) section() prevSection { return d.sectionAt(true) }
+
+// sectionAt writes the digest; with levels, its forms with fewer notes too.
+func (d *digest) sectionAt(levels bool) prevSection {
 	var b strings.Builder
 	b.WriteString(digestLead + count(d.sections, "more section"))
 	switch {
@@ -357,17 +533,34 @@ func (d *digest) section() prevSection {
 	default:
 		b.WriteString(", from “" + d.first + "” to “" + d.last + "”.")
 	}
+	lead := b.String()
+	var links string
 	switch {
 	case len(d.links) > 0 && d.more:
-		b.WriteString(digestNamed + strings.Join(d.links, ", ") + digestOthers)
+		links = digestNamed + strings.Join(d.links, ", ") + digestOthers
 	case len(d.links) > 0:
-		b.WriteString(digestNamed + joinList(d.links) + ".")
+		links = digestNamed + joinList(d.links) + "."
 	case d.more:
-		b.WriteString(digestLong)
+		links = digestLong
 	default:
-		b.WriteString(digestNoLinks)
+		links = digestNoLinks
 	}
-	return prevSection{heading: digestHeading, body: linkAllMounts(b.String()), digest: true}
+	write := func(rules, fails bool) string {
+		var notes []string
+		for _, n := range d.notes {
+			if n.rule && rules || !n.rule && fails {
+				notes = append(notes, sentence(n.text))
+			}
+		}
+		if len(notes) == 0 {
+			return linkAllMounts(lead + links)
+		}
+		return linkAllMounts(lead + digestKept + capitalize(strings.Join(notes, " ")) + links)
+	}
+	if !levels {
+		return prevSection{heading: digestHeading, body: write(true, true), digest: true}
+	}
+	return prevSection{heading: digestHeading, body: write(true, true), bare: write(true, false), none: write(false, false), digest: true}
 }
 
 // mergeOldest returns prev with its oldest sections merged into a digest:
@@ -384,9 +577,9 @@ func mergeOldest(prev []prevSection, budget int) []prevSection {
 	for m := 1; m <= len(prev); m++ {
 		d.add(&prev[m-1])
 		rest -= cost[m-1]
-		s := d.section()
+		s := d.sectionAt(false)
 		if m == len(prev) || history.Len16(s.render(0))+sep+rest <= budget {
-			return append([]prevSection{s}, prev[m:]...)
+			return append([]prevSection{d.section()}, prev[m:]...)
 		}
 	}
 	return prev

@@ -46,17 +46,22 @@ type detail struct {
 	plans                 bool // report checklists item by item
 	maxPaths              int  // compact: files named
 	maxFails, maxAsks     int  // compact: failures and answered forms told (the latest)
+	maxKeys               int  // the user's key sentences beyond the excerpts (the latest)
+	minimal               bool // compact, without your last words or the count of other calls
 }
 
-// details runs from full (0) to the most condensed (4). Paths, the user's
-// answers and failures are kept at every level but the last, which is only
-// used when nothing else makes the briefing fit.
+// details runs from full (0) to the most condensed (5). Paths, the user's
+// answers and failures are kept at every level but the last two, which are
+// only used when nothing else makes the briefing fit; at the last the
+// section names no files (the files section names them) and only the
+// latest failures and decisions.
 var details = [...]detail{
 	{userSent: 0, userChars: 0, proseSent: 3, proseChars: 600, plans: true},
-	{userSent: 4, userChars: 800, proseSent: 1, proseChars: 300, plans: true},
-	{userSent: 2, userChars: 300, proseSent: 1, proseChars: 200, firstProseOnly: true, groupTurn: true},
-	{userSent: 1, userChars: 160, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, maxPaths: 40, maxFails: 8, maxAsks: 5},
-	{userSent: 1, userChars: 120, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, maxPaths: 12, maxFails: 3, maxAsks: 2},
+	{userSent: 4, userChars: 800, proseSent: 1, proseChars: 300, plans: true, maxKeys: 8},
+	{userSent: 2, userChars: 300, proseSent: 1, proseChars: 200, firstProseOnly: true, groupTurn: true, maxKeys: 8},
+	{userSent: 1, userChars: 160, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, maxPaths: 40, maxFails: 8, maxAsks: 5, maxKeys: 6},
+	{userSent: 1, userChars: 120, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, maxPaths: 12, maxFails: 3, maxAsks: 2, maxKeys: 3},
+	{userSent: 1, userChars: 100, proseSent: -1, firstProseOnly: true, groupTurn: true, compact: true, minimal: true, maxFails: 2, maxAsks: 1, maxKeys: 2},
 }
 
 // ackWords are the words a short acknowledgement is made of; a user turn of
@@ -241,7 +246,13 @@ func userPara(t *turn, first bool, d detail) string {
 		if !first {
 			lead = "The user then wrote: "
 		}
-		ss = append(ss, lead+quote(excerpt(words, d.userSent, d.userChars)))
+		shown := excerpt(words, d.userSent, d.userChars)
+		ss = append(ss, lead+quote(shown))
+		if d.maxKeys > 0 && !d.compact {
+			if keys := lastN(keysBeyond(t, shown), d.maxKeys); len(keys) > 0 {
+				ss = append(ss, "The user also wrote: "+quoteKeys(keys))
+			}
+		}
 	}
 	if len(t.slash) > 0 {
 		ss = append(ss, slashSentence(t.slash, words != ""))
@@ -438,13 +449,13 @@ func (tk *task) render(level int) string {
 }
 
 // compactPara is the most condensed form of a section: the request, the
-// commands, failures, the user's answers and the files named, in one
-// paragraph.
+// user's decisions and exact values, the user's last words, the files
+// named, the commands, failures (and whether a later attempt made them
+// good) and the user's answers, in one paragraph.
 func (tk *task) compactPara(d detail) string {
 	var ss []string
-	firstUser := true
-	var fails, asks []string
-	var paths []string
+	var fails, asks []*event
+	var paths, keys, attached, ids []string
 	seen := map[string]bool{}
 	addPath := func(p string) {
 		if !seen[p] {
@@ -454,15 +465,20 @@ func (tk *task) compactPara(d detail) string {
 	}
 	others := 0
 	lastWords := ""
+	var first, last *turn
 	for _, t := range tk.turns {
 		switch t.role {
 		case roleUser:
-			if firstUser {
+			if first == nil {
+				first = t
 				if p := userPara(t, true, d); p != "" {
 					ss = append(ss, p)
 				}
-				firstUser = false
+				keys = append(keys, keysBeyond(t, excerpt(userWords(t), d.userSent, d.userChars))...)
+			} else {
+				last = t
 			}
+			attached = append(attached, t.attached...)
 			for _, m := range t.mentioned {
 				if isMentionPath(m) {
 					addPath(m)
@@ -475,14 +491,15 @@ func (tk *task) compactPara(d detail) string {
 				if ev == nil {
 					if w, _ := it.prose(false); w != "" {
 						lastWords = w
+						ids = append(ids, errorIDs(w)...)
 					}
 					continue
 				}
 				switch {
 				case ev.fail:
-					fails = append(fails, ev.full)
+					fails = append(fails, ev)
 				case ev.decision:
-					asks = append(asks, ev.full)
+					asks = append(asks, ev)
 				case len(ev.paths) > 0:
 					for _, p := range ev.paths {
 						addPath(p)
@@ -493,7 +510,27 @@ func (tk *task) compactPara(d detail) string {
 			}
 		}
 	}
-	if len(paths) > 0 {
+	lastShown := ""
+	for _, t := range tk.turns {
+		if t.role == roleUser && t != first {
+			if t == last {
+				lastShown = excerpt(userWords(t), d.userSent, d.userChars)
+				keys = append(keys, keysBeyond(t, lastShown)...)
+			} else {
+				keys = append(keys, t.keySentences()...)
+			}
+		}
+	}
+	if keys = lastN(dedupe(keys), d.maxKeys); len(keys) > 0 {
+		ss = append(ss, "The user also wrote: "+quoteKeys(keys))
+	}
+	if lastShown != "" {
+		ss = append(ss, "The user last wrote: "+quote(lastShown))
+	}
+	if attached = dedupe(attached); len(attached) > 0 {
+		ss = append(ss, linkAllMounts(attachSentence(attached)))
+	}
+	if len(paths) > 0 && d.maxPaths > 0 {
 		ls := make([]string, 0, min(len(paths), d.maxPaths))
 		for _, p := range paths[:min(len(paths), d.maxPaths)] {
 			ls = append(ls, mdtext.PathLink(p))
@@ -504,26 +541,96 @@ func (tk *task) compactPara(d detail) string {
 		}
 		ss = append(ss, s+".")
 	}
-	if others > 0 {
+	if others > 0 && !d.minimal {
 		ss = append(ss, "You also made "+count(others, "other tool call")+".")
 	}
 	if n := len(asks) - d.maxAsks; n > 0 {
 		ss = append(ss, "You asked the user "+count(n, "earlier question")+" as well.")
-		asks = asks[n:]
+		asks = latestAsks(asks, d.maxAsks)
 	}
-	ss = append(ss, asks...)
+	for _, ev := range asks {
+		ss = append(ss, ev.full)
+	}
+	fails = lastFailures(fails)
 	if n := len(fails) - d.maxFails; n > 0 {
 		ss = append(ss, count(n, "earlier call")+" failed.")
 		fails = fails[n:]
 	}
-	ss = append(ss, fails...)
-	if lastWords != "" {
+	for _, ev := range fails {
+		ss = append(ss, ev.told())
+	}
+	if lastWords != "" && !d.minimal {
 		ss = append(ss, "You last said: "+quote(excerpt(lastWords, 1, 160)))
+	}
+	if ids = newIDs(dedupe(ids), strings.Join(ss, " ")); len(ids) > 0 {
+		ss = append(ss, errorsSentence(lastN(ids, d.maxFails)))
 	}
 	if len(ss) == 0 {
 		return ""
 	}
 	return strings.Join(ss, " ")
+}
+
+// latestAsks keeps the n latest forms, the answered ones first: a form
+// cancelled or left empty carries no decision.
+func latestAsks(asks []*event, n int) []*event {
+	keep := map[*event]bool{}
+	for _, answered := range []bool{true, false} {
+		for i := len(asks) - 1; i >= 0 && len(keep) < n; i-- {
+			if asks[i].answered == answered {
+				keep[asks[i]] = true
+			}
+		}
+	}
+	out := make([]*event, 0, n)
+	for _, ev := range asks {
+		if keep[ev] {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// lastN keeps the last n items.
+func lastN(items []string, n int) []string {
+	if len(items) > n {
+		return items[len(items)-n:]
+	}
+	return items
+}
+
+// dedupe keeps the first of equal items.
+func dedupe(items []string) []string {
+	if len(items) < 2 {
+		return items
+	}
+	seen := map[string]bool{}
+	out := items[:0:0]
+	for _, it := range items {
+		if !seen[it] {
+			seen[it] = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// lastFailures keeps, of failures of the same call, the last one.
+func lastFailures(fails []*event) []*event {
+	if len(fails) < 2 {
+		return fails
+	}
+	lastAt := map[string]int{}
+	for i, ev := range fails {
+		lastAt[ev.key] = i
+	}
+	out := fails[:0:0]
+	for i, ev := range fails {
+		if lastAt[ev.key] == i {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 func count(n int, what string) string {
@@ -534,28 +641,38 @@ func count(n int, what string) string {
 }
 
 // merged stands for the oldest tasks when even their condensed sections do
-// not fit: two sentences naming the first and last request, then the files.
-func merged(tasks []*task, all []string, maxFiles int, fails int) string {
-	files, extra := all[:min(len(all), maxFiles)], max(len(all)-maxFiles, 0)
+// not fit: the first and last request, then the user's latest decisions
+// and exact values, answered forms and failed calls (and whether a later
+// attempt made them good), error identifiers that came up in your words.
+// Their files are left to the files section
+// (trail.go), which names each path once.
+func merged(tasks []*task, keys []string, asks, fails []*event, ids []string, maxFails, allFails int) string {
 	var b strings.Builder
 	b.WriteString("## " + mergedHeading + "\n\n")
 	b.WriteString("Before the sections below, the user made " + count(len(tasks), "further request") +
 		", from “" + clause(tasks[0].heading, 80) + "” to “" + clause(tasks[len(tasks)-1].heading, 80) + "”.")
-	if len(files) > 0 {
-		ls := make([]string, len(files))
-		for i, f := range files {
-			ls[i] = mdtext.PathLink(f)
-		}
-		b.WriteString(" Along the way you worked with " + strings.Join(ls, ", "))
-		if extra > 0 {
-			b.WriteString(" and " + strconv.Itoa(extra) + " more files or folders")
-		}
-		b.WriteString(".")
-	} else {
-		b.WriteString(" No files were named in them.")
+	if len(keys) > 0 {
+		b.WriteString(" The user wrote: " + quoteKeys(keys))
 	}
-	if fails > 0 {
-		b.WriteString(" " + count(fails, "tool call") + " failed in them.")
+	for _, ev := range asks {
+		b.WriteString(" " + ev.full)
 	}
-	return b.String()
+	if len(fails) > maxFails {
+		fails = fails[len(fails)-maxFails:]
+	}
+	switch {
+	case allFails == 0:
+	case len(fails) == allFails:
+	case len(fails) > 0:
+		b.WriteString(" " + count(allFails, "tool call") + " failed in them, the last " + count(len(fails), "call") + " as follows.")
+	default:
+		b.WriteString(" " + count(allFails, "tool call") + " failed in them.")
+	}
+	for _, ev := range fails {
+		b.WriteString(" " + ev.told())
+	}
+	if ids = newIDs(ids, b.String()); len(ids) > 0 {
+		b.WriteString(" " + errorsSentence(ids))
+	}
+	return linkAllMounts(b.String())
 }

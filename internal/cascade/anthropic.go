@@ -96,6 +96,10 @@ func (a *Anthropic) Generate(ctx context.Context, req Request) (*Result, error) 
 			OutputTokens: msg.Usage.OutputTokens,
 		},
 	}
+	// Server-side compaction bills under usage.iterations (AnthropicUsage).
+	if u, _, err := AnthropicUsage([]byte(msg.Usage.RawJSON())); err == nil {
+		res.Usage = u
+	}
 	if header != nil {
 		res.RequestID = firstHeader(header, "request-id", "x-request-id")
 	}

@@ -42,7 +42,10 @@ func (b *Builtin) Name() string { return b.cfg.Name }
 // Kind implements Provider.
 func (b *Builtin) Kind() string { return KindBuiltin }
 
-func (b *Builtin) targetChars() int {
+func (b *Builtin) targetChars(req Request) int {
+	if req.TargetChars > 0 {
+		return req.TargetChars
+	}
 	if b.cfg.TargetChars > 0 {
 		return b.cfg.TargetChars
 	}
@@ -55,7 +58,7 @@ func (b *Builtin) Describe(req Request) DryRun {
 	d.Method = "local"
 	d.URL = "builtin:"
 	d.Auth = "none"
-	d.Extra = map[string]any{"targetChars": b.targetChars()}
+	d.Extra = map[string]any{"targetChars": b.targetChars(req)}
 	if req.Temperature != nil {
 		d.Temperature = nil
 		d.Omitted = append(d.Omitted, "temperature (the builtin model is deterministic)")
@@ -88,7 +91,7 @@ func (b *Builtin) Generate(ctx context.Context, req Request) (*Result, error) {
 		w = BuiltinWriter
 	}
 	start := time.Now()
-	out := w(hist, b.targetChars())
+	out := w(hist, b.targetChars(req))
 	if out == "" {
 		return nil, &Error{Provider: b.cfg.Name, Msg: "builtin model not wired: cascade.BuiltinWriter returned no text (connect it to internal/briefing)"}
 	}

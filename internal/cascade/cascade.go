@@ -27,6 +27,11 @@ const (
 type Input struct {
 	System string
 	User   string
+	// TargetChars is the briefing size the prompt asks for (a prompt
+	// pack's targetChars), when the caller knows it: the builtin model
+	// writes to it instead of compression.target_chars. Nothing is sent
+	// for it: a real model reads the size from the prompt.
+	TargetChars int
 }
 
 // Try is one HTTP request (or builtin call) within an attempt.
@@ -76,6 +81,11 @@ type Attempt struct {
 	RequestID           string  `json:"requestId,omitempty"`
 	Usage               Usage   `json:"usage"`
 	CostUSD             float64 `json:"costUsd"`
+	// Cached: the answer came from the response cache (no request was
+	// made); CostUSD is then 0 and SavedUSD what the call cost when it
+	// was made.
+	Cached   bool    `json:"cached,omitempty"`
+	SavedUSD float64 `json:"savedUsd,omitempty"`
 }
 
 // Outcome is the result of a cascade run. Text is the trimmed answer of the
@@ -92,6 +102,9 @@ type Outcome struct {
 	Usage         Usage     `json:"usage"`
 	CostUSD       float64   `json:"costUsd"`
 	LatencyMs     int64     `json:"latencyMs"`
+	// Cached: the answering attempt came from the response cache.
+	Cached   bool    `json:"cached,omitempty"`
+	SavedUSD float64 `json:"savedUsd,omitempty"`
 }
 
 // FailedError is returned by Run when no model succeeded. It lists every
@@ -146,6 +159,17 @@ type Cascade struct {
 	// keyless maps the providers that need a key and have none to where
 	// it was looked for.
 	keyless map[string]ProviderConfig
+	// Cache, when set, answers a request made before from its record, and
+	// records every answer that is accepted (see cacheKey). Errors,
+	// timeouts and answers too short are never recorded; the builtin
+	// model is never cached.
+	Cache ResponseCache
+}
+
+// ResponseCache stores answers by a content hash (internal/respcache).
+type ResponseCache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, data []byte) error
 }
 
 // Load builds a Cascade from the configuration.
@@ -330,7 +354,7 @@ func (c *Cascade) Order(fallback string) []string {
 
 // request is what an attempt at m sends, and what it leaves out.
 func (c *Cascade) request(in Input, m Model) (Request, []string) {
-	req := Request{System: in.System, User: in.User, Model: m.APIModel, MaxOutputTokens: c.Settings.MaxOutputTokens, MaxAnswerBytes: c.Settings.maxAnswerBytes()}
+	req := Request{System: in.System, User: in.User, Model: m.APIModel, MaxOutputTokens: c.Settings.MaxOutputTokens, MaxAnswerBytes: c.Settings.maxAnswerBytes(), TargetChars: in.TargetChars}
 	var omitted []string
 	if m.AcceptsTemperature {
 		t := c.Settings.Temperature
@@ -393,8 +417,9 @@ func (c *Cascade) Run(ctx context.Context, in Input, order []string) (*Outcome, 
 		out.Attempts = append(out.Attempts, a)
 		out.Usage = out.Usage.Add(a.Usage)
 		out.CostUSD = RoundUSD(out.CostUSD + a.CostUSD)
+		out.SavedUSD = RoundUSD(out.SavedUSD + a.SavedUSD)
 		if a.Outcome == OutcomeOK {
-			out.Text, out.Model, out.Provider = text, a.Model, a.Provider
+			out.Text, out.Model, out.Provider, out.Cached = text, a.Model, a.Provider, a.Cached
 			out.Truncated, out.OriginalBytes = a.OutputTruncated, a.OutputOriginalBytes
 			finish()
 			return out, nil
@@ -437,6 +462,25 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 		return done(OutcomeError, m.Provider+": no API key ("+pc.KeySource+")")
 	}
 
+	var key string
+	if c.Cache != nil && p.Kind() != KindBuiltin {
+		key = c.cacheKey(p, req)
+		if a, text, ok := c.fromCache(a, m, key, start); ok {
+			return a, text
+		}
+	}
+	// accept applies the answer's checks (trim, redaction, cut, minimum
+	// size) and records an accepted answer in the cache.
+	accept := func(raw string) (Attempt, string) {
+		text := TrimJS(raw)
+		size := len(text)
+		text = c.scrub(text)
+		if key != "" && history.Len16(text) >= c.Settings.MinOutputChars {
+			c.toCache(key, a, text)
+		}
+		return c.finish(a, text, size, start)
+	}
+
 	actx, cancel := context.WithTimeout(ctx, c.Settings.Timeout)
 	defer cancel()
 	timedOut := func() (Attempt, string) {
@@ -473,22 +517,7 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 					a.Temperature = nil
 				}
 			}
-			// Redacted before the cut, so that no piece of a key is left
-			// at the end.
-			text := TrimJS(res.Text)
-			size := len(text)
-			text = c.scrub(text)
-			if max := c.Settings.maxAnswerBytes(); len(text) > max {
-				a.OutputTruncated, a.OutputOriginalBytes = true, size
-				text = CutUTF8(text, max)
-			}
-			a.OutputChars = history.Len16(text)
-			if a.OutputChars < c.Settings.MinOutputChars {
-				return done(OutcomeTooShort, fmt.Sprintf("answer of %d characters after trimming, under %d (finish reason %q)", a.OutputChars, c.Settings.MinOutputChars, a.FinishReason))
-			}
-			a.Outcome = OutcomeOK
-			a.LatencyMs = time.Since(start).Milliseconds()
-			return a, text
+			return accept(res.Text)
 		}
 		var pe *Error
 		if !errors.As(err, &pe) {
@@ -536,6 +565,26 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 			}
 		}
 	}
+}
+
+// finish is the end of an attempt that got an answer: text (trimmed and
+// redacted, size bytes long before redaction) is cut to
+// cascade.max_answer_bytes and checked against the minimum size. It is
+// redacted before the cut, so that no piece of a key is left at the end.
+func (c *Cascade) finish(a Attempt, text string, size int, start time.Time) (Attempt, string) {
+	if max := c.Settings.maxAnswerBytes(); len(text) > max {
+		a.OutputTruncated, a.OutputOriginalBytes = true, size
+		text = CutUTF8(text, max)
+	}
+	a.OutputChars = history.Len16(text)
+	a.LatencyMs = time.Since(start).Milliseconds()
+	if a.OutputChars < c.Settings.MinOutputChars {
+		a.Outcome = OutcomeTooShort
+		a.Error = fmt.Sprintf("answer of %d characters after trimming, under %d (finish reason %q)", a.OutputChars, c.Settings.MinOutputChars, a.FinishReason)
+		return a, ""
+	}
+	a.Outcome = OutcomeOK
+	return a, text
 }
 
 // backoff is the pause after the n-th try: a random time in [d/2, d],

@@ -47,6 +47,8 @@ type Request struct {
 	MaxOutputTokens int
 	// Timeout bounds the call when > 0, on top of the context's deadline.
 	Timeout time.Duration
+	// TargetChars is Input.TargetChars: read by the builtin model only.
+	TargetChars int
 	// MaxAnswerBytes, when > 0, bounds the response body read: at most
 	// bodyLimit(MaxAnswerBytes) bytes; a longer body fails the call. The
 	// cascade cuts the answer itself to MaxAnswerBytes.

@@ -28,6 +28,10 @@
 //	                      (arguments a JSON string, or an object)
 //	tool_call_id  string  tool messages: the id of the call answered
 //	created_at    string  RFC 3339 time (optional)
+//	cwd           string  the working directory of the agent (optional):
+//	                      the first line of the branch that has one gives
+//	                      History.Cwd, against which the offline probe
+//	                      scores of compact simulate make paths relative
 //
 // Other members are ignored. When no line has a parent_id the file is a
 // list: the messages in file order. Otherwise it is a tree: a message
@@ -105,7 +109,10 @@ type History struct {
 	// messages, or a tree's path from its root to Leaf.
 	Branch []strategy.Message `json:"-"`
 	Leaf   string             `json:"leaf,omitempty"`
-	Tree   bool               `json:"tree"`
+	// Cwd is the working directory the history gives (JSONL: the cwd
+	// member of the first line of the branch that has one), "" when none.
+	Cwd  string `json:"cwd,omitempty"`
+	Tree bool   `json:"tree"`
 	// Origin[i] says where Branch[i] came from: its 1-based line (JSONL) or
 	// the 0-based index of its database message in the chat (stagewise;
 	// the tool messages made from an assistant message's tool parts carry

@@ -41,6 +41,7 @@ func ReadJSONLFile(path string, opts JSONLOptions) (*History, error) {
 type rec struct {
 	line int
 	msg  strategy.Message
+	cwd  string // the line's cwd member ("" none)
 	// bad is the line's own problem ("" none): the line is left out, and
 	// spliced out when its id is known.
 	bad string
@@ -195,6 +196,9 @@ func ReadJSONL(r io.Reader, name string, opts JSONLOptions) (*History, error) {
 	for i, rc := range path {
 		h.Branch[i] = rc.msg
 		h.Origin[i] = rc.line
+		if h.Cwd == "" {
+			h.Cwd = rc.cwd
+		}
 	}
 	return h, nil
 }
@@ -510,6 +514,8 @@ func parseLine(text []byte) (*rec, string) {
 	if len(m.ToolCalls) > 0 && m.Role != strategy.RoleAssistant && m.Role != "" {
 		bad("tool_calls on a %s message (only assistant messages make calls)", m.Role)
 	}
+	// cwd is informative: a value that is not a string is ignored.
+	rc.cwd, _ = str(obj, "cwd")
 	if ts, err := str(obj, "created_at"); err != nil {
 		bad("%v", err)
 	} else if ts != "" {

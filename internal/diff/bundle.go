@@ -8,15 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/workpool"
 )
 
 // Replay layout: <bundle>/replays/<run>/output.md and replay.json.
@@ -514,46 +513,19 @@ func bundleFileErr(err error) error {
 // a bundle that cannot be compared gives a BundleError instead, in the
 // same order.
 func CompareBundles(dirs []string, opt Options, workers int) ([]*Comparison, []BundleError) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if workers > len(dirs) {
-		workers = len(dirs)
-	}
 	type result struct {
 		c   *Comparison
 		err error
 	}
 	res := make([]result, len(dirs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				in, err := LoadBundle(dirs[i], opt)
-				if err != nil {
-					res[i].err = err
-				} else {
-					res[i].c = Compare(in)
-				}
-				if opt.Progress != nil {
-					mu.Lock()
-					done++
-					opt.Progress(done, len(dirs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range dirs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	workpool.Each(len(dirs), workers, func(i int) {
+		in, err := LoadBundle(dirs[i], opt)
+		if err != nil {
+			res[i].err = err
+		} else {
+			res[i].c = Compare(in)
+		}
+	}, opt.Progress, nil)
 	var cs []*Comparison
 	var errs []BundleError
 	for i, r := range res {

@@ -81,6 +81,14 @@ func IsDecision(s string) bool {
 	if s == "" || strings.HasSuffix(s, "?") || len(s) > 400 {
 		return false
 	}
+	if !mayBeDecision(s) {
+		return false
+	}
+	return isDecisionRe(s)
+}
+
+// isDecisionRe is IsDecision without the word prefilter.
+func isDecisionRe(s string) bool {
 	if decisionAnywhereRe.MatchString(s) {
 		return true
 	}
@@ -120,4 +128,49 @@ func twoWords(s string) (w1 string, sep byte, w2 string) {
 		w2, _ = word(strings.TrimLeft(rest, " "))
 	}
 	return w1, sep, w2
+}
+
+// decisionWords are the words a cue of IsDecision starts with (lower
+// case): a sentence with none of them, as a whole run of ASCII letters,
+// matches no cue.
+var decisionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("must never always should shouldn shouldnt ought prefer prefers preferred rather instead avoid make ensure from going need have don dont do not use keep only ignore stop leave stick skip go no") {
+		decisionWords[w] = true
+	}
+}
+
+// mayBeDecision is false when s holds no word of decisionWords: a cheap
+// test before the regular expressions. A sentence with a byte outside
+// ASCII may hold a letter that folds to an ASCII one (ſ, K) or a curly
+// apostrophe: the regular expressions decide.
+func mayBeDecision(s string) bool {
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	var buf [16]byte
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x80 {
+			return true
+		}
+		if !letter(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && letter(s[j]) {
+			j++
+		}
+		if w := s[i:j]; len(w) <= len(buf) {
+			b := buf[:len(w)]
+			for k := range w {
+				b[k] = w[k] | 0x20
+			}
+			if decisionWords[string(b)] {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/mdtext"
@@ -84,24 +86,8 @@ type Options struct {
 // order of kind (Kinds) and, within a kind, of first appearance: the
 // previous briefing first, then the turns. Duplicates are dropped.
 func Mine(compactHistory string, opt Options) []Probe {
-	if opt.MaxPerTurn <= 0 {
-		opt.MaxPerTurn = 6
-	}
-	m := newMiner()
-	h := diff.ParseHistory(compactHistory)
-	if h.HasPrevious {
-		m.previous(h.Previous)
-	}
-	for i, t := range h.Turns {
-		src := Source{Message: i, From: t.Role}
-		if t.Role == diff.FromUser {
-			m.user(t.Text, src, opt)
-		} else {
-			m.assistant(t.Text, src)
-		}
-	}
-	m.continuation(h)
-	return m.result()
+	var c Miner
+	return c.mine(compactHistory, opt, diff.IsDecision)
 }
 
 type miner struct {
@@ -219,7 +205,7 @@ func relPath(p string) string {
 // previous mines the earlier briefing: its paths, error identifiers and
 // decisions (its closing working-state section excepted: the turns after
 // it have moved on).
-func (m *miner) previous(text string) {
+func (m *miner) previous(text string, isDecision func(string) bool) {
 	src := Source{Message: -1, From: diff.FromPrevious}
 	for _, p := range textPaths(text) {
 		m.file(p, actNamed, src)
@@ -230,7 +216,7 @@ func (m *miner) previous(text string) {
 			continue
 		}
 		for _, sent := range diff.Sentences(s.Body) {
-			if namesUserOrRule(sent) && diff.IsDecision(sent) {
+			if namesUserOrRule(sent) && isDecision(sent) {
 				m.decision(sent, "What did the earlier work record as decided or required?", src)
 			}
 		}
@@ -778,7 +764,12 @@ func hasNegation(s string) bool {
 		for j < len(s) && isLetter(s[j]) {
 			j++
 		}
-		if j-i >= 2 && j-i <= 7 && (j >= len(s) || s[j] < 0x80) && (i == 0 || s[i-1] < 0x80) && negationWords[strings.ToLower(s[i:j])] {
+		// A whole word: no letter, ASCII or not, on either side (a curly
+		// quote before "No" is no letter).
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[j:])
+		whole := (i == 0 || !unicode.IsLetter(before)) && (j >= len(s) || !unicode.IsLetter(after))
+		if j-i >= 2 && j-i <= 7 && whole && negationWords[strings.ToLower(s[i:j])] {
 			return true
 		}
 		i = j

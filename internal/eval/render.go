@@ -76,6 +76,49 @@ func (r *Report) pairsTable() [][]string {
 	return rows
 }
 
+// judgedTable is the judged scores per briefing (0 to 5), nil without any.
+func (r *Report) judgedTable() [][]string {
+	if r.Judge == nil {
+		return nil
+	}
+	rows := [][]string{{"briefing", "judged", "score", "accuracy", "context", "artifacts", "complete", "continuity", "instructions"}}
+	for _, s := range r.Sides {
+		if s.Judged == nil {
+			continue
+		}
+		row := []string{s.Name, fmt.Sprint(s.Judged.Bundles), fmt.Sprintf("%.2f", s.Judged.Score)}
+		for _, d := range Dimensions {
+			row = append(row, fmt.Sprintf("%.2f", s.Judged.Dimensions[d]))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// judgedPairsTable compares judged scores, nil without any.
+func (r *Report) judgedPairsTable() [][]string {
+	rows := [][]string{{"judged B vs A", "bundles", "mean A", "mean B", "B − A", "95% CI", "wins", "losses", "ties"}}
+	for _, p := range r.Pairs {
+		if j := p.Judged; j != nil {
+			rows = append(rows, []string{p.B + " vs " + p.A, fmt.Sprint(j.N), fmt.Sprintf("%.2f", j.MeanA), fmt.Sprintf("%.2f", j.MeanB),
+				fmt.Sprintf("%+.2f", j.Diff), fmt.Sprintf("[%+.2f, %+.2f]", j.CILow, j.CIHigh), fmt.Sprint(j.Wins), fmt.Sprint(j.Losses), fmt.Sprint(j.Ties)})
+		}
+	}
+	if len(rows) == 1 {
+		return nil
+	}
+	return rows
+}
+
+func (r *Report) judgeLine() string {
+	j := r.Judge
+	line := fmt.Sprintf("judged by %s (pack %s): %d bundles, %d calls (%d from the cache), cost $%.6f", j.Judge, j.PackHash, j.Bundles, j.Calls, j.Cached, j.CostUSD)
+	if j.SavedUSD > 0 {
+		line += fmt.Sprintf(", saved $%.6f", j.SavedUSD)
+	}
+	return line + "; mean grade 0 to 5 of the answers an agent gives from the briefing alone"
+}
+
 func (r *Report) rowsTable(opt TextOptions) ([][]string, []Row) {
 	head := []string{"bundle", "probes"}
 	for _, s := range r.Sides {
@@ -155,6 +198,14 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		fmt.Fprintln(ew)
 		writeAligned(ew, r.pairsTable())
 	}
+	if t := r.judgedTable(); t != nil {
+		fmt.Fprintf(ew, "\n%s\n\n", r.judgeLine())
+		writeAligned(ew, t)
+		if p := r.judgedPairsTable(); p != nil {
+			fmt.Fprintln(ew)
+			writeAligned(ew, p)
+		}
+	}
 	if len(r.Rows) > 0 && opt.Worst != 0 {
 		fmt.Fprintln(ew)
 		n := len(r.Rows)
@@ -232,6 +283,14 @@ func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	if len(r.Pairs) > 0 {
 		fmt.Fprintln(ew)
 		mdTable(ew, r.pairsTable())
+	}
+	if t := r.judgedTable(); t != nil {
+		fmt.Fprintf(ew, "\n%s.\n\n", r.judgeLine())
+		mdTable(ew, t)
+		if p := r.judgedPairsTable(); p != nil {
+			fmt.Fprintln(ew)
+			mdTable(ew, p)
+		}
 	}
 	if len(r.Rows) > 0 && opt.Worst != 0 {
 		fmt.Fprintf(ew, "\n### Worst bundles first (against %s)\n\n", r.Baseline)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/compactlab/compact/internal/cascade"
 )
 
 // SideSummary is one briefing name (Actual or a run) over the bundles
@@ -23,24 +25,58 @@ type SideSummary struct {
 	// Regressed counts the bundles where this side scores below the
 	// baseline (0 for the baseline itself).
 	Regressed int `json:"regressed"`
+	// Judged is the model-judged score over the bundles judged.
+	Judged *JudgedSummary `json:"judged,omitempty"`
+}
+
+// JudgedSummary is a side's judged scores (0 to 5): the mean over the
+// bundles judged of each briefing's score, per dimension and per kind.
+type JudgedSummary struct {
+	Bundles    int                `json:"bundles"`
+	Score      float64            `json:"score"`
+	Dimensions map[string]float64 `json:"dimensions"`
+	Kinds      map[Kind]float64   `json:"kinds"`
+}
+
+// Paired compares two sides' scores over the bundles where both have
+// one: the means, B − A with a 95% paired bootstrap interval, and per
+// bundle wins (B higher), losses and ties.
+type Paired struct {
+	N      int     `json:"n"`
+	MeanA  float64 `json:"meanA"`
+	MeanB  float64 `json:"meanB"`
+	Diff   float64 `json:"diff"`
+	CILow  float64 `json:"ciLow"`
+	CIHigh float64 `json:"ciHigh"`
+	Wins   int     `json:"wins"`
+	Losses int     `json:"losses"`
+	Ties   int     `json:"ties"`
+}
+
+// JudgedPair is Paired on the judged scores.
+type JudgedPair = Paired
+
+// ReportJudge is what the judge did over the whole run.
+type ReportJudge struct {
+	Judge    string  `json:"judge"`
+	PackHash string  `json:"packHash"`
+	Bundles  int     `json:"bundles"`
+	Calls    int     `json:"calls"`
+	Cached   int     `json:"cached"`
+	CostUSD  float64 `json:"costUsd"`
+	SavedUSD float64 `json:"savedUsd"`
 }
 
 // Pair compares side B with side A over the bundles both have: the mean
 // of B's score minus A's, a 95% paired bootstrap interval on it, and
 // per bundle wins (B higher), losses and ties.
 type Pair struct {
-	A         string           `json:"a"`
-	B         string           `json:"b"`
-	N         int              `json:"n"`
-	MeanA     float64          `json:"meanA"`
-	MeanB     float64          `json:"meanB"`
-	Diff      float64          `json:"diff"`
-	CILow     float64          `json:"ciLow"`
-	CIHigh    float64          `json:"ciHigh"`
-	Wins      int              `json:"wins"`
-	Losses    int              `json:"losses"`
-	Ties      int              `json:"ties"`
+	A string `json:"a"`
+	B string `json:"b"`
+	Paired
 	KindDiffs map[Kind]float64 `json:"kindDiffs"`
+	// Judged compares the judged scores, when both sides were judged.
+	Judged *JudgedPair `json:"judged,omitempty"`
 }
 
 // Row is one bundle in the table: every side's overall score (absent
@@ -71,10 +107,12 @@ func (g Gate) String() string {
 	return g.Measure + g.Op + strconv.FormatFloat(g.Value, 'f', -1, 64)
 }
 
-// GateMeasures lists the measures a gate can name.
-var GateMeasures = []string{"overall", string(KindArtifact), string(KindRecall), string(KindDecision), string(KindContinuation), "regressed", "lost"}
+// GateMeasures lists the measures a gate can name: the offline ones, then
+// the judged score (0 to 5) and its dimensions, which a gate checks only
+// where there are judged scores.
+var GateMeasures = append([]string{"overall", string(KindArtifact), string(KindRecall), string(KindDecision), string(KindContinuation), "regressed", "lost", "judged"}, Dimensions...)
 
-var gateRe = regexp.MustCompile(`^\s*([a-z]+)\s*(<=|>=|<|>|==|=)\s*([0-9]*\.?[0-9]+)\s*$`)
+var gateRe = regexp.MustCompile(`^\s*([a-z_]+)\s*(<=|>=|<|>|==|=)\s*([0-9]*\.?[0-9]+)\s*$`)
 
 // ParseGate reads "artifact<0.9", "regressed>0".
 func ParseGate(s string) (Gate, error) {
@@ -132,6 +170,7 @@ type Report struct {
 	Errors   []BundleError   `json:"errors"`
 	FailOn   []string        `json:"failOn"`
 	Failed   []GateFailure   `json:"failed"`
+	Judge    *ReportJudge    `json:"judge,omitempty"`
 }
 
 // ReportOptions steer NewReport.
@@ -223,6 +262,7 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 		return a.Bundle < b.Bundle
 	})
 
+	r.Judge = judgeTotals(results)
 	for _, g := range opt.Gates {
 		r.FailOn = append(r.FailOn, g.String())
 		for _, s := range r.Sides {
@@ -237,7 +277,16 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 				x = float64(s.Regressed)
 			case "lost":
 				x = float64(s.Lost)
+			case "judged":
+				if s.Judged == nil {
+					continue
+				}
+				x = s.Judged.Score
 			default:
+				if s.Judged != nil && !math.IsNaN(Grades{}.Get(g.Measure)) {
+					x = s.Judged.Dimensions[g.Measure]
+					break
+				}
 				v, ok := s.Kinds[Kind(g.Measure)]
 				if !ok {
 					continue
@@ -286,6 +335,7 @@ func summarise(results []*BundleResult, name, baseline string) SideSummary {
 	if s.Bundles > 0 {
 		s.Overall = total / float64(s.Bundles)
 	}
+	s.Judged = summariseJudged(results, name)
 	for k, n := range counts {
 		s.Kinds[k] = sums[k] / float64(n)
 	}
@@ -294,14 +344,44 @@ func summarise(results []*BundleResult, name, baseline string) SideSummary {
 
 func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 	p := Pair{A: a, B: b, KindDiffs: map[Kind]float64{}}
-	var d []float64
+	p.Paired = paired(results, a, b, opt, func(s *BriefingScore) (float64, bool) { return s.Score(), true })
 	kd, kn := map[Kind]float64{}, map[Kind]int{}
 	for _, r := range results {
 		sa, sb := r.Briefing(a), r.Briefing(b)
 		if sa == nil || sb == nil {
 			continue
 		}
-		x, y := sa.Score(), sb.Score()
+		for k, t := range sa.Kinds {
+			if t.Total > 0 {
+				kd[k] += sb.Kinds[k].Share() - t.Share()
+				kn[k]++
+			}
+		}
+	}
+	for k, n := range kn {
+		p.KindDiffs[k] = kd[k] / float64(n)
+	}
+	if p.N > 0 {
+		p.Judged = pairJudged(results, a, b, opt)
+	}
+	return p
+}
+
+// paired compares score (where it says it has one) of sides a and b over
+// the bundles that have both.
+func paired(results []*BundleResult, a, b string, opt ReportOptions, score func(*BriefingScore) (float64, bool)) Paired {
+	var p Paired
+	var d []float64
+	for _, r := range results {
+		sa, sb := r.Briefing(a), r.Briefing(b)
+		if sa == nil || sb == nil {
+			continue
+		}
+		x, okA := score(sa)
+		y, okB := score(sb)
+		if !okA || !okB {
+			continue
+		}
 		p.N++
 		p.MeanA += x
 		p.MeanB += y
@@ -314,12 +394,6 @@ func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 		default:
 			p.Ties++
 		}
-		for k, t := range sa.Kinds {
-			if t.Total > 0 {
-				kd[k] += sb.Kinds[k].Share() - t.Share()
-				kn[k]++
-			}
-		}
 	}
 	if p.N == 0 {
 		return p
@@ -327,11 +401,78 @@ func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 	p.MeanA /= float64(p.N)
 	p.MeanB /= float64(p.N)
 	p.Diff = p.MeanB - p.MeanA
-	for k, n := range kn {
-		p.KindDiffs[k] = kd[k] / float64(n)
-	}
 	p.CILow, p.CIHigh = bootstrap(d, opt.Resamples, opt.Seed)
 	return p
+}
+
+func summariseJudged(results []*BundleResult, name string) *JudgedSummary {
+	js := &JudgedSummary{Dimensions: map[string]float64{}, Kinds: map[Kind]float64{}}
+	kn := map[Kind]int{}
+	for _, b := range results {
+		bs := b.Briefing(name)
+		if bs == nil || bs.Judged == nil {
+			continue
+		}
+		js.Bundles++
+		js.Score += bs.Judged.Score
+		for d, v := range bs.Judged.Dimensions {
+			js.Dimensions[d] += v
+		}
+		for k, v := range bs.Judged.Kinds {
+			js.Kinds[k] += v
+			kn[k]++
+		}
+	}
+	if js.Bundles == 0 {
+		return nil
+	}
+	n := float64(js.Bundles)
+	js.Score /= n
+	for d := range js.Dimensions {
+		js.Dimensions[d] /= n
+	}
+	for k := range js.Kinds {
+		js.Kinds[k] /= float64(kn[k])
+	}
+	return js
+}
+
+func pairJudged(results []*BundleResult, a, b string, opt ReportOptions) *JudgedPair {
+	p := paired(results, a, b, opt, func(s *BriefingScore) (float64, bool) {
+		if s.Judged == nil {
+			return 0, false
+		}
+		return s.Judged.Score, true
+	})
+	if p.N == 0 {
+		return nil
+	}
+	return &p
+}
+
+// judgeTotals adds up what the judge did.
+func judgeTotals(results []*BundleResult) *ReportJudge {
+	var rj *ReportJudge
+	for _, b := range results {
+		if b.Judge == nil {
+			continue
+		}
+		if rj == nil {
+			rj = &ReportJudge{Judge: b.Judge.Judge, PackHash: b.Judge.PackHash}
+		}
+		if b.Judge.Error == "" {
+			rj.Bundles++
+		}
+		for _, c := range b.Judge.Calls {
+			rj.Calls++
+			if c.Cached {
+				rj.Cached++
+			}
+		}
+		rj.CostUSD = cascade.RoundUSD(rj.CostUSD + b.Judge.CostUSD)
+		rj.SavedUSD = cascade.RoundUSD(rj.SavedUSD + b.Judge.SavedUSD)
+	}
+	return rj
 }
 
 // bootstrap is the 95% percentile interval of the mean of d over n

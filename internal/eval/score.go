@@ -4,12 +4,11 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/workpool"
 )
 
 // Actual names the app's briefing (actual-output.md) among the briefings
@@ -40,6 +39,8 @@ type BriefingScore struct {
 	Overall Tally            `json:"overall"`
 	Lost    []int            `json:"lost"` // indexes of the probes not answered
 	Replay  *diff.ReplayInfo `json:"replay,omitempty"`
+	// Judged is the model-judged score (eval --judge), nil without one.
+	Judged *JudgedBriefing `json:"judged,omitempty"`
 }
 
 // Score is the overall share of probes answered.
@@ -53,6 +54,8 @@ type BundleResult struct {
 	// Warnings are problems that left a briefing out (a run without an
 	// answer, an unreadable output).
 	Warnings []string `json:"warnings,omitempty"`
+	// Judge is what the model judge asked and what it cost (eval --judge).
+	Judge *JudgeSummary `json:"judge,omitempty"`
 }
 
 // Briefing returns the named briefing's score, or nil.
@@ -178,36 +181,11 @@ func fileErr(err error) error {
 // when 0). Results keep the order of dirs; bundles that could not be read
 // are returned as errors, in the same order.
 func Evaluate(dirs []string, opt EvalOptions, workers int) ([]*BundleResult, []BundleError) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(dirs)))
 	res := make([]*BundleResult, len(dirs))
 	errs := make([]error, len(dirs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				res[i], errs[i] = EvaluateBundle(dirs[i], opt)
-				if opt.Progress != nil {
-					mu.Lock()
-					done++
-					opt.Progress(done, len(dirs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range dirs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	workpool.Each(len(dirs), workers, func(i int) {
+		res[i], errs[i] = EvaluateBundle(dirs[i], opt)
+	}, opt.Progress, nil)
 	var out []*BundleResult
 	var bad []BundleError
 	for i := range dirs {

@@ -767,6 +767,28 @@ func (x *extractor) process(j *job) error {
 	// earlier message with a truthy summary (every such message is a
 	// point).
 	from, fromSummary := 0, history.Value{}
+	// Every message the serializer leaves out or cannot vouch for is a
+	// warning naming it, once per chat however many bundles hold it; a
+	// null message was named above.
+	reported := map[[2]int]bool{}
+	problems := func(p serialize.Problem) {
+		if p.Upstream && msgs[p.Message].IsNullish() {
+			return
+		}
+		key := [2]int{p.Message, p.Part}
+		if reported[key] {
+			return
+		}
+		reported[key] = true
+		what := p.What
+		if p.Part >= 0 {
+			what = fmt.Sprintf("part %d: %s", p.Part, what)
+		}
+		if !p.Upstream {
+			what += " (compact cannot vouch that this matches the upstream)"
+		}
+		x.chatWarn(j, p.Message, "compact history: "+what)
+	}
 	for cp, b := range points {
 		if cp > 0 && summaries[points[cp-1]].Truthy() {
 			from, fromSummary = points[cp-1], summaries[points[cp-1]]
@@ -817,7 +839,7 @@ func (x *extractor) process(j *job) error {
 		sp.user = len(buf)
 		buf = append(buf, before...)
 		sp.compact = len(buf)
-		buf = serialize.AppendSerializeFrom(buf, msgs[:b], from, fromSummary, serialize.Options{Profile: x.opts.Profile, Slash: slash})
+		buf = serialize.AppendSerializeFrom(buf, msgs[:b], from, fromSummary, serialize.Options{Profile: x.opts.Profile, Slash: slash, Problems: problems})
 		sp.compactEnd = len(buf)
 		buf = append(buf, after...)
 		sp.userEnd = len(buf)

@@ -266,3 +266,42 @@ func TestNullTitleWarns(t *testing.T) {
 		t.Errorf("chatTitle %v", md["chatTitle"])
 	}
 }
+
+// TestLeftOutMessagesWarn: every message a bundle's compact history does
+// not hold is a warning naming the chat and the message index, once per
+// chat however many bundles leave it out: a message whose role is
+// neither user nor assistant (the upstream leaves it out silently), one
+// without a role, and a null one (named by the crash warning).
+func TestLeftOutMessagesWarn(t *testing.T) {
+	sys := `{"id":"s","role":"system","parts":[{"type":"text","text":"be brief"}],"metadata":{}}`
+	noRole := `{"id":"n","parts":"not an array","metadata":{}}`
+	h := historyOf(hUser("one"), sys, hAsst("two", `{"compressedHistory":"first"}`), noRole, hUser("three"), hAsst("four", `{"compressedHistory":"second"}`), hUser("five"), hAsst("six", `{"compressedHistory":"third"}`))
+	db := writeDB(t, tChat{id: "mixed", title: "Mixed", lastAt: 1, history: h})
+	r := mustRun(t, historyOptions(t, db))
+	type got struct {
+		chat string
+		msg  int
+	}
+	var ws []got
+	for _, w := range r.warnings {
+		if !strings.Contains(w.Text, "left out") {
+			t.Errorf("unexpected warning %v", w)
+			continue
+		}
+		ws = append(ws, got{w.ChatID, w.Message})
+	}
+	if want := []got{{"mixed", 1}, {"mixed", 3}}; !slices.Equal(ws, want) {
+		t.Errorf("warnings at %v, want %v (%v)", ws, want, r.warnings)
+	}
+	if len(r.warnings) == 2 && (!strings.Contains(r.warnings[0].Text, `"system"`) || !strings.Contains(r.warnings[1].Text, "undefined")) {
+		t.Errorf("warnings do not say why: %v", r.warnings)
+	}
+	// The bundles are what the upstream writes: neither message is in them.
+	data, err := os.ReadFile(filepath.Join(r.out, "001-mixed", "compression-001", FileCompact))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "be brief") || strings.Count(string(data), "<user>") != 1 {
+		t.Errorf("compact history %q", data)
+	}
+}

@@ -551,6 +551,52 @@ func ToStringChecked(v Value) (string, error) {
 	}
 }
 
+// JoinChecked is Array.prototype.join(sep) on an array or typed array v,
+// with ToStringChecked's errors: null and undefined elements are empty,
+// and so is an element that is v itself or an array being joined around
+// it (V8's cycle detection: v is on the stack while its elements are
+// written). For anything but an array it is ToStringChecked(v).
+func JoinChecked(v Value, sep string) (string, error) {
+	if v.k != Array && v.k != TypedArray {
+		return ToStringChecked(v)
+	}
+	stack := []*Container{v.c}
+	var b strings.Builder
+	for i, e := range v.cc().Vals {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if e.k <= Null {
+			continue
+		}
+		s, err := toStringFrom(e, stack)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(s)
+	}
+	return b.String(), nil
+}
+
+// toStringFrom is ToStringChecked(v) inside the join of the arrays on
+// stack.
+func toStringFrom(v Value, stack []*Container) (string, error) {
+	switch v.k {
+	case Array, TypedArray, Error:
+	default:
+		return ToStringChecked(v)
+	}
+	var b strings.Builder
+	switch err := toString(&b, v, stack); err {
+	case nil:
+		return b.String(), nil
+	case errSharedMet:
+		return toStringSharedFrom(v, stack)
+	default:
+		return "", err
+	}
+}
+
 // toString writes String(v) to b; errSharedMet, with b unfinished, when
 // it meets a container marked shared; ErrNoPrimitive where String()
 // throws.

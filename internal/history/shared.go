@@ -125,11 +125,15 @@ const noCut = math.MaxInt
 
 // toStringShared is ToStringChecked's path for values with shared
 // containers.
-func toStringShared(v Value) (string, error) {
+func toStringShared(v Value) (string, error) { return toStringSharedFrom(v, nil) }
+
+// toStringSharedFrom is toStringShared inside the join of the arrays on
+// stack.
+func toStringSharedFrom(v Value, stack []*Container) (string, error) {
 	// Measured first: past V8's limit JavaScript throws too, and a text
 	// of more units than the cap has more bytes, so neither is built.
 	l := strLen{memo: make(map[*Container]int)}
-	n, _, err := l.value(v, nil)
+	n, _, err := l.value(v, stack)
 	switch {
 	case err == ErrNoPrimitive:
 		return "", err
@@ -139,7 +143,7 @@ func toStringShared(v Value) (string, error) {
 		return "", ErrTooLarge
 	}
 	w := strWriter{memo: make(map[*Container][2]int)}
-	if _, err := w.value(v, nil); err != nil {
+	if _, err := w.value(v, stack); err != nil {
 		return "", err
 	}
 	return string(w.b), nil

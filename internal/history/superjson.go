@@ -580,6 +580,10 @@ func untransform(v Value, typ Value) (Value, error) {
 	case "Date":
 		return newDate(v), nil
 	case "Error":
+		if v.IsNullish() {
+			// new Error(v.message) reads a property of null or undefined.
+			return Value{}, fmt.Errorf("TypeError: Cannot read properties of %s (reading 'message')", v.Kind())
+		}
 		return newError(v), nil
 	case "regexp":
 		return newRegExp(ToString(v))
@@ -769,20 +773,17 @@ func timeClip(t float64) float64 {
 	return math.Trunc(t) + 0 // +0 turns -0 into 0
 }
 
-// parseDate is Date.parse as V8 does it for the ECMAScript date time
-// string format: what toISOString writes (superjson's Date), with years
-// of four digits or of six after a sign (-271821 to +275760), the
-// date-only forms (UTC), date-times without an offset (local time), "Z"
-// or an offset as ±hh:mm or ±hhmm, any number of fraction digits, lower
-// case "t" and "z", a day past the month's end (rolled over). Text that
-// V8 passes to its legacy parser instead ("2026/05/20", "May 20, 2026",
-// "2026-05-20 09:00", a five-digit year) is taken as an invalid date,
-// which V8 may not do: compact does not reproduce that parser.
+// parseDate is Date.parse as Node 20's V8 does it, with time.Local as the
+// local time zone: the ECMAScript date time string format (what
+// toISOString writes, superjson's Date), read first through parseISOFast,
+// and the text V8's legacy parser accepts ("2026/05/20", "May 20, 2026",
+// "2026-05-20 09:00", "Tue, 20 May 2026 09:00:00 GMT", a five-digit
+// year), read as that parser reads it (parseDateIn, datelegacy.go).
 func parseDate(s string) float64 {
 	if ms, ok := parseISOFast(s); ok {
 		return ms
 	}
-	return parseES5Date(s)
+	return parseDateIn(s, time.Local)
 }
 
 // parseISOFast reads exactly YYYY-MM-DDTHH:MM:SS.sssZ, what toISOString
@@ -867,148 +868,6 @@ func dateNumber(s string, i int) (val, n int) {
 		}
 	}
 	return val, j - i
-}
-
-// dateLetter reports whether s[i] is the one-letter word c (either case)
-// to V8's tokenizer: a word runs on over every character from 'A' up.
-func dateLetter(s string, i int, c byte) bool {
-	return i < len(s) && s[i]|0x20 == c && (i+1 == len(s) || s[i+1] < 'A')
-}
-
-// parseES5Date is V8's ParseES5DateTime followed by the date's
-// composition; NaN where V8 finds the text invalid or hands it to its
-// legacy parser.
-func parseES5Date(s string) float64 {
-	nan := math.NaN()
-	i := 0
-	var year int
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg := s[i] == '-'
-		v, n := dateNumber(s, i+1)
-		if n != 6 || (neg && v == 0) {
-			return nan
-		}
-		year = v
-		if neg {
-			year = -v
-		}
-		i += 7
-	} else {
-		v, n := dateNumber(s, i)
-		if n != 4 {
-			return nan
-		}
-		year = v
-		i += 4
-	}
-	month, day := 1, 1
-	if i < len(s) && s[i] == '-' {
-		v, n := dateNumber(s, i+1)
-		if n != 2 || v < 1 || v > 12 {
-			return nan
-		}
-		month = v
-		i += 3
-		if i < len(s) && s[i] == '-' {
-			v, n := dateNumber(s, i+1)
-			if n != 2 || v < 1 || v > 31 {
-				return nan
-			}
-			day = v
-			i += 3
-		}
-	}
-	var h, mi, sec, ms, off int
-	hasTime, hasZone := false, false
-	if dateLetter(s, i, 't') {
-		hasTime = true
-		i++
-		v, n := dateNumber(s, i)
-		if n != 2 || v > 24 {
-			return nan
-		}
-		h = v
-		i += 2
-		if i >= len(s) || s[i] != ':' {
-			return nan
-		}
-		v, n = dateNumber(s, i+1)
-		if n != 2 || v > 59 || (h == 24 && v > 0) {
-			return nan
-		}
-		mi = v
-		i += 3
-		if i < len(s) && s[i] == ':' {
-			v, n = dateNumber(s, i+1)
-			if n != 2 || v > 59 || (h == 24 && v > 0) {
-				return nan
-			}
-			sec = v
-			i += 3
-			if i < len(s) && s[i] == '.' {
-				v, n = dateNumber(s, i+1)
-				if n == 0 || (h == 24 && v > 0) {
-					return nan
-				}
-				ms = dateMillis(v, n)
-				i += 1 + n
-			}
-		}
-		switch {
-		case dateLetter(s, i, 'z'):
-			hasZone = true
-			i++
-		case i < len(s) && (s[i] == '+' || s[i] == '-'):
-			hasZone = true
-			sign := 1
-			if s[i] == '-' {
-				sign = -1
-			}
-			i++
-			var oh, om int
-			v, n = dateNumber(s, i)
-			switch {
-			case n == 4:
-				oh, om = v/100, v%100
-				i += 4
-			case n == 2:
-				oh = v
-				if i+2 >= len(s) || s[i+2] != ':' {
-					return nan
-				}
-				v, n = dateNumber(s, i+3)
-				if n != 2 {
-					return nan
-				}
-				om = v
-				i += 5
-			default:
-				return nan
-			}
-			if oh > 23 || om > 59 {
-				return nan
-			}
-			off = sign * (oh*60 + om)
-		}
-		if i != len(s) {
-			return nan
-		}
-	} else if i != len(s) {
-		return nan
-	}
-	days := daysFromCivil(year, month, 1) + int64(day-1)
-	t := float64(days)*864e5 + float64(((h*60+mi)*60+sec)*1000+ms)
-	switch {
-	case hasZone:
-		t -= float64(off) * 60000
-	case hasTime:
-		// A date-time without an offset is local time.
-		if math.Abs(t) > 8.64e15+864e6 {
-			return nan
-		}
-		t = float64(time.Date(year, time.Month(month), day, h, mi, sec, ms*1e6, time.Local).UnixMilli())
-	}
-	return timeClip(t)
 }
 
 // dateMillis is V8's ReadMilliseconds: the fraction's first three digits,
@@ -1168,25 +1027,17 @@ func newMap(v Value) (Value, error) {
 	return m, nil
 }
 
-// newURL is new URL(v). The href is kept as written: superjson writes the
-// serialized form, which the WHATWG parser leaves unchanged.
+// newURL is new URL(v): the value holds the href that the WHATWG URL
+// parser and serializer give (urlHref, as Node 20 runs them), and a string
+// new URL rejects fails with "TypeError: Invalid URL".
 func newURL(v Value) (Value, error) {
 	s := ToString(v)
-	t := strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	colon := strings.IndexByte(t, ':')
-	if colon < 1 || !isAlpha(t[0]) {
+	href, ok := urlHref(s)
+	if !ok {
 		return Value{}, fmt.Errorf("TypeError: Invalid URL: %s", s)
 	}
-	for i := 1; i < colon; i++ {
-		c := t[i]
-		if !isAlpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
-			return Value{}, fmt.Errorf("TypeError: Invalid URL: %s", s)
-		}
-	}
-	return Value{k: URL, s: t, c: &Container{}}, nil
+	return Value{k: URL, s: href, c: &Container{}}, nil
 }
-
-func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // typedArray is new Ctor(v) for the typed-array annotation.
 func typedArray(v Value, name string) (Value, error) {

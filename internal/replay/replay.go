@@ -144,7 +144,7 @@ func BuildRequest(bundle string, pack *prompt.Pack, packName, locale string) (Re
 	if md.PreviousCompressionSize != nil {
 		prev = *md.PreviousCompressionSize
 	}
-	r.Input = cascade.Input{System: pack.System(), User: pack.UserMessage(string(compact), prev, locale)}
+	r.Input = cascade.Input{System: pack.System(), User: pack.UserMessage(string(compact), prev, locale), TargetChars: pack.TargetChars}
 	r.Pack = packName
 	return r, nil
 }
@@ -211,9 +211,16 @@ type Record struct {
 	OutputOriginalBytes int    `json:"outputOriginalBytes,omitempty"`
 	LatencyMs           int64  `json:"latencyMs"`
 	Error               string `json:"error,omitempty"`
-	ToolVersion         string `json:"toolVersion"`
-	StartedAt           string `json:"startedAt"`
-	FinishedAt          string `json:"finishedAt"`
+	// Batch is set when the answer (or the last failure) came through a
+	// provider's batch API (compact replay --batch): which batch.
+	Batch *BatchRef `json:"batch,omitempty"`
+	// CachedInputTokens are the input tokens the provider reported as
+	// read from its prompt cache, where it reports them (a part of
+	// Usage.InputTokens).
+	CachedInputTokens int64  `json:"cachedInputTokens,omitempty"`
+	ToolVersion       string `json:"toolVersion"`
+	StartedAt         string `json:"startedAt"`
+	FinishedAt        string `json:"finishedAt"`
 }
 
 // OK reports whether the replay produced an answer.

@@ -221,14 +221,13 @@ func markLint(b []byte, t toolPart) ([]byte, error) {
 	paths := t.get("paths")
 	b = append(b, "[lint: "...)
 	if paths.Kind() == history.Array {
-		for i, e := range paths.Elems() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			if !e.IsNullish() {
-				b = appendEscString(b, jsString(e))
-			}
+		// paths.join(", "): an element that is the array itself (a cycle
+		// through superjson's referentialEqualities) is empty.
+		s, err := history.JoinChecked(paths, ", ")
+		if err != nil {
+			panic(thrown(err))
 		}
+		b = appendEscString(b, s)
 	} else {
 		b = appendEsc(b, paths)
 	}

@@ -51,6 +51,12 @@ type Problem struct {
 	What string
 	// Dropped is set when the message was left out whole.
 	Dropped bool
+	// Upstream is set when the upstream leaves it out too: a message that
+	// is null or undefined, or whose role is neither "user" nor
+	// "assistant". It is reported only to Options.Problems (Warn stays
+	// silent on it), so that a caller writing bundles can say which
+	// messages its compact histories do not hold.
+	Upstream bool
 }
 
 func (p Problem) String() string {
@@ -141,7 +147,7 @@ func (w *writer) problem(p Problem) {
 	p.Message = w.msg
 	if w.problems != nil {
 		w.problems(p)
-	} else if Warn != nil {
+	} else if Warn != nil && !p.Upstream {
 		Warn("serialize: " + p.String())
 	}
 }
@@ -203,6 +209,9 @@ func (w *writer) appendMessage(b []byte, msg history.Value) (out []byte) {
 		}
 	}()
 	if msg.IsNullish() {
+		if w.problems != nil {
+			w.problem(Problem{Part: -1, What: "left out: the message is " + msg.Kind().String(), Dropped: true, Upstream: true})
+		}
 		return b
 	}
 	switch history.Role(msg) {
@@ -210,6 +219,9 @@ func (w *writer) appendMessage(b []byte, msg history.Value) (out []byte) {
 		return w.appendAssistant(b, msg)
 	case "user":
 		return w.appendUser(b, msg)
+	}
+	if w.problems != nil {
+		w.problem(Problem{Part: -1, What: "left out: its role is " + history.Describe(msg.Get("role")) + ", and only user and assistant messages are serialized", Dropped: true, Upstream: true})
 	}
 	return b
 }

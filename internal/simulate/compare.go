@@ -9,6 +9,7 @@ import (
 
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -29,6 +30,11 @@ type Row struct {
 	// MustKeep adds up the retention of every chat with a final summary;
 	// nil when no chat has one.
 	MustKeep *convo.Retention `json:"mustKeep"`
+	// Probes adds up the offline probe scores of every compaction kept
+	// (nil when none was scored); Summaries are those compactions, in
+	// the order of the histories and their steps.
+	Probes    *ProbeTotals   `json:"probes"`
+	Summaries []SummaryScore `json:"summaries"`
 }
 
 // add adds one simulation's figures to the row.
@@ -45,6 +51,16 @@ func (row *Row) add(res result) {
 	if row.Steps > 0 {
 		row.TokensPerStep = row.TokensSent / float64(row.Steps)
 	}
+	if row.Summaries == nil {
+		row.Summaries = []SummaryScore{}
+	}
+	for i := range res.probes {
+		if row.Probes == nil {
+			row.Probes = newProbeTotals()
+		}
+		row.Probes.add(&res.probes[i])
+	}
+	row.Summaries = append(row.Summaries, res.probes...)
 	if res.ret != nil {
 		if row.MustKeep == nil {
 			row.MustKeep = &convo.Retention{ByKind: map[diff.Kind]*convo.KindCount{}, Lost: []diff.Item{}}
@@ -129,6 +145,48 @@ func writeRows(w io.Writer, rows []Row, knob string) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n",
 			fmt.Sprintf("%-*s", nameW, row.Strategy), row.Chats, row.Steps, row.Compactions, row.SummarizerCalls, row.Rejected,
 			fmtInt(row.TokensSent), fmtInt(row.TokensPerStep), fmtInt(row.PeakContext), row.KeptAtEnd, mk, paths, links, fails)
+	}
+	tw.Flush()
+}
+
+// writeProbeRows writes the table of the offline probe scores: per row
+// the compactions scored, the probes mined from what they replaced, how
+// many the summaries kept, and per kind.
+func writeProbeRows(w io.Writer, rows []Row, knob string) {
+	fmt.Fprintln(w, "\noffline probe scores of what each compaction replaced (as compact eval scores a briefing):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	nameW := len("strategy")
+	for _, row := range rows {
+		nameW = max(nameW, len(row.Strategy))
+	}
+	head := fmt.Sprintf("%-*s", nameW, "strategy") + "\tscored\tprobes\tkept"
+	for _, k := range eval.Kinds {
+		head += "\t" + string(k)
+	}
+	head += "\t"
+	if knob != "" {
+		head = knob + "\t" + head
+	}
+	fmt.Fprintln(tw, head)
+	for _, row := range rows {
+		if knob != "" {
+			fmt.Fprintf(tw, "%s\t", fmtKnob(*row.Value))
+		}
+		fmt.Fprintf(tw, "%-*s\t", nameW, row.Strategy)
+		p := row.Probes
+		if p == nil {
+			fmt.Fprint(tw, "0\t-\t-")
+			for range eval.Kinds {
+				fmt.Fprint(tw, "\t-")
+			}
+			fmt.Fprintln(tw, "\t")
+			continue
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d %s", p.Scored, p.Overall.Total, p.Overall.Kept, pct(p.Overall.Kept, p.Overall.Total))
+		for _, k := range eval.Kinds {
+			fmt.Fprintf(tw, "\t%d/%d", p.Kinds[k].Kept, p.Kinds[k].Total)
+		}
+		fmt.Fprintln(tw, "\t")
 	}
 	tw.Flush()
 }

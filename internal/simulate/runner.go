@@ -20,6 +20,9 @@ type runner struct {
 	jobs     int
 	profile  *serialize.Profile
 	simulate func(context.Context, []strategy.Message, string, strategy.Config, strategy.Summarizer) (*strategy.Timeline, error)
+	// noProbes leaves the offline probe scores out (against-recorded does
+	// not show them).
+	noProbes bool
 }
 
 // job is one simulation: strategy name on in with cfg.
@@ -32,17 +35,16 @@ type job struct {
 type result struct {
 	tl  *strategy.Timeline
 	ret *convo.Retention // nil without a summary
-	err error
+	// probes are the offline probe scores of the compactions kept.
+	probes []SummaryScore
+	err    error
 }
 
 // run runs jobs, at most r.jobs at once. An interrupt returns the
 // context's error; a failed job an error naming its history.
 func (r *runner) run(ctx context.Context, jobs []job) ([]run, error) {
 	res := make([]result, len(jobs))
-	workers := r.jobs
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := r.workers()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(workers, len(jobs)); w++ {
@@ -75,6 +77,14 @@ func (r *runner) run(ctx context.Context, jobs []job) ([]run, error) {
 	return out, nil
 }
 
+// workers is how many simulations run at once.
+func (r *runner) workers() int {
+	if r.jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return r.jobs
+}
+
 func (r *runner) one(ctx context.Context, j job) result {
 	rec := &recorder{inner: r.sum}
 	tl, err := r.simulate(ctx, j.in.Messages(j.name), j.name, j.cfg, rec)
@@ -85,6 +95,9 @@ func (r *runner) one(ctx context.Context, j job) result {
 	if tl.FinalSummary != "" && len(rec.calls) > 0 {
 		ret := convo.MeasureRetention(rec.kept(tl), tl.FinalSummary, r.profile)
 		out.ret = &ret
+	}
+	if !r.noProbes {
+		out.probes = scoreRun(j, tl, rec, r.profile, r.workers())
 	}
 	return out
 }
@@ -101,15 +114,27 @@ type recorder struct {
 	msgs  []strategy.Message
 	byID  map[string][]int32 // indices into msgs of the values met with that id
 	calls [][]int32
+	// prev is each call's previous summary (the strategy's own string,
+	// not a copy).
+	prev []string
 }
 
 func (r *recorder) Summarize(ctx context.Context, req strategy.SummaryRequest) (string, error) {
-	r.record(req.Compacted)
+	r.record(req.Compacted, req.Previous)
 	return r.inner.Summarize(ctx, req)
 }
 
-// record adds one call's compacted messages.
-func (r *recorder) record(compacted []strategy.Message) {
+// messages are the messages call k compacted.
+func (r *recorder) messages(k int) []strategy.Message {
+	out := make([]strategy.Message, len(r.calls[k]))
+	for i, m := range r.calls[k] {
+		out[i] = r.msgs[m]
+	}
+	return out
+}
+
+// record adds one call's compacted messages and previous summary.
+func (r *recorder) record(compacted []strategy.Message, previous string) {
 	if r.byID == nil {
 		r.byID = map[string][]int32{}
 	}
@@ -118,6 +143,7 @@ func (r *recorder) record(compacted []strategy.Message) {
 		idx[i] = r.intern(&compacted[i])
 	}
 	r.calls = append(r.calls, idx)
+	r.prev = append(r.prev, previous)
 }
 
 // intern returns the index in r.msgs of a message equal to m, adding m
@@ -161,7 +187,7 @@ func (r *recorder) kept(tl *strategy.Timeline) []strategy.Message {
 func keptCompacted(tl *strategy.Timeline, calls [][]strategy.Message) []strategy.Message {
 	var r recorder
 	for _, c := range calls {
-		r.record(c)
+		r.record(c, "")
 	}
 	return r.kept(tl)
 }

@@ -22,8 +22,10 @@
 // The strategies, their guardrails and the step driver live in
 // internal/strategy; the readers in internal/convo. This package adds the
 // parallel runner, the per-run configuration, the must-keep retention of
-// the final summary, the comparison with the recorded boundaries and the
-// text rendering. It reads no configuration file: the caller resolves
+// the final summary, the offline probe scores of every compaction (probes
+// mined from what it replaced and answered by its summary, as `compact
+// eval` scores a briefing; see probes.go), the comparison with the
+// recorded boundaries and the text rendering. It reads no configuration file: the caller resolves
 // flags and configuration into Options.
 package simulate
 
@@ -203,6 +205,7 @@ func Run(ctx context.Context, inputs []*Input, opts Options) (*Report, error) {
 	rep := &Report{opts: opts, inputs: inputs}
 	r := &runner{
 		sum: opts.Summarizer, jobs: opts.Jobs, profile: serialize.Profiles[opts.Base.Profile], simulate: opts.Simulate,
+		noProbes: opts.AgainstRecorded,
 	}
 	if r.sum == nil {
 		r.sum = strategy.Builtin{}
@@ -304,11 +307,13 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s; summarizer %s\n", scope(rep.inputs), rep.opts.SummarizerName)
 		writeRows(w, rep.rows, "")
 		estimatorNote(w, rep.opts.Base, len(rep.opts.Strategies))
+		writeProbeRows(w, rep.rows, "")
 	case kindSweep:
 		sw := rep.opts.Sweep
 		fmt.Fprintf(w, "%s; summarizer %s; sweep of %s over %s\n", scope(rep.inputs), rep.opts.SummarizerName, sw.Knob.Name, plural(len(sw.Values), "value"))
 		writeRows(w, rep.rows, sw.Knob.Name)
 		estimatorNote(w, rep.opts.Base, len(rep.opts.Strategies))
+		writeProbeRows(w, rep.rows, sw.Knob.Name)
 	case kindRecorded:
 		rep.writeRecorded(w)
 	default:

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/compactlab/compact/internal/convo"
+	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -27,6 +28,10 @@ type HistoryTimeline struct {
 	Problems  []convo.Problem    `json:"problems"`
 	Timeline  *strategy.Timeline `json:"timeline"`
 	Retention *convo.Retention   `json:"retention"`
+	// Probes adds up the offline probe scores of the compactions kept
+	// (nil when none was scored); Summaries are those compactions.
+	Probes    *ProbeTotals   `json:"probes"`
+	Summaries []SummaryScore `json:"summaries"`
 }
 
 // Timelines is the JSON output of timelines.
@@ -45,6 +50,7 @@ func (rep *Report) timelinesJSON() Timelines {
 			Source: h.Source, Name: h.Name, Title: h.Title, Model: h.Model, Leaf: h.Leaf,
 			Messages: len(r.in.Messages(name)), ContextWindow: r.cfg.ContextWindow, Origin: r.in.Origin(name),
 			Problems: h.Problems, Timeline: r.tl, Retention: r.ret,
+			Probes: totalsOf(r.probes), Summaries: nonNil(r.probes),
 		})
 	}
 	return out
@@ -73,7 +79,53 @@ func (rep *Report) writeTimelines(w io.Writer) {
 		if r.ret != nil {
 			fmt.Fprintf(w, "must-keep retention of the final summary: %s\n", retentionText(r.ret))
 		}
+		if p := totalsOf(r.probes); p != nil {
+			fmt.Fprintf(w, "offline probe scores of %s: %s\n", scoredText(r.probes), probeText(p))
+		}
 	}
+}
+
+// scoredText names what the scores of a timeline cover: "3 summaries",
+// or what the compactions did when they wrote no summary.
+func scoredText(scores []SummaryScore) string {
+	n := map[string]int{}
+	for _, s := range scores {
+		n[s.Replaced]++
+	}
+	var parts []string
+	if c := n[ReplacedSummarized]; c > 0 {
+		parts = append(parts, pluralSummaries(c))
+	}
+	if c := n[ReplacedDropped]; c > 0 {
+		parts = append(parts, "what "+plural(c, "compaction")+" dropped (an empty briefing)")
+	}
+	if c := n[ReplacedPruned]; c > 0 {
+		parts = append(parts, "what "+plural(c, "compaction")+" pruned (the markers and stubs left)")
+	}
+	return strings.Join(parts, " and ")
+}
+
+func pluralSummaries(n int) string {
+	if n == 1 {
+		return "1 summary"
+	}
+	return fmt.Sprintf("%d summaries", n)
+}
+
+// probeText is "40/52 probes kept (77%): artifact 20/25, recall 10/12, …".
+func probeText(p *ProbeTotals) string {
+	var parts []string
+	for _, k := range eval.Kinds {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, p.Kinds[k].Kept, p.Kinds[k].Total))
+	}
+	return fmt.Sprintf("%d/%d probes kept %s: %s", p.Overall.Kept, p.Overall.Total, pct(p.Overall.Kept, p.Overall.Total), strings.Join(parts, ", "))
+}
+
+func nonNil(s []SummaryScore) []SummaryScore {
+	if s == nil {
+		return []SummaryScore{}
+	}
+	return s
 }
 
 func windowText(n int, in *Input) string {

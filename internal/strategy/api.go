@@ -165,6 +165,11 @@ type StepReport struct {
 	Note string `json:"note,omitempty"`
 	// Summary is the summary written at this step ("" when none).
 	Summary string `json:"-"`
+	// Replaced lists the history indices of the messages a compaction
+	// without a summarizer took out of the view (sliding-window) or
+	// rewrote (selective-prune), in order; nil otherwise. The offline
+	// probe scores of compact simulate read it.
+	Replaced []int `json:"-"`
 }
 
 // Timeline is the whole simulation of one history under one strategy.

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/compactlab/compact/internal/history"
 )
@@ -128,11 +129,13 @@ func (s *selectivePrune) Step(ctx context.Context, hist []Message, i int, sum Su
 	r := StepReport{Boundary: -1, ContextTokens: s.tokens()}
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
 	stubs, dedups := 0, 0
+	var replaced []int
 	for _, k := range s.pending {
 		if !s.tried[k] {
 			s.tried[k] = true
 			s.rewrite(k, YourGPTDedupPlaceholder)
 			dedups++
+			replaced = append(replaced, k)
 		}
 	}
 	s.pending = s.pending[:0]
@@ -146,12 +149,15 @@ func (s *selectivePrune) Step(ctx context.Context, hist []Message, i int, sum Su
 		s.tried[k] = true
 		s.rewrite(k, stubJSON(ToolResultStub(m, s.calls[m.ToolCallID], s.extract)))
 		stubs++
+		replaced = append(replaced, k)
 	}
 	if stubs+dedups == 0 {
 		return r, nil
 	}
 	r.Fired = true
 	r.Compacted = stubs + dedups
+	slices.Sort(replaced)
+	r.Replaced = replaced
 	r.Note = fmt.Sprintf("%d tool results stubbed, %d system messages deduplicated", stubs, dedups)
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
 	return r, nil

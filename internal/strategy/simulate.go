@@ -120,7 +120,7 @@ func Simulate(ctx context.Context, history []Message, name string, cfg Config, s
 					r.Compacted, fmtTokens(r.AfterTokens), fmtTokens(r.ContextTokens))
 			}
 			r.Rejected, r.Note = RejectNoShrink, joinNote(r.Note, note)
-			r.Boundary, r.BoundaryID, r.Compacted, r.Summary = -1, "", 0, ""
+			r.Boundary, r.BoundaryID, r.Compacted, r.Summary, r.Replaced = -1, "", 0, "", nil
 			r.AfterTokens = r.ContextTokens
 			if restore != nil {
 				restore()

@@ -170,6 +170,7 @@ func (s *slidingWindow) Step(ctx context.Context, hist []Message, i int, sum Sum
 	r.Boundary = view[start]
 	r.BoundaryID = hist[r.Boundary].ID
 	r.Compacted = start
+	r.Replaced = append([]int(nil), view[:start]...)
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
 	return r, nil
 }

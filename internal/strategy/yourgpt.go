@@ -170,3 +170,10 @@ func StubSummary(content string) string {
 
 // stubJSON is JSON.stringify of the stub.
 func stubJSON(st CompactedToolResult) string { return marshalJS(st) }
+
+// PrunedContent is what selective-prune, with the knobs of cfg, puts in
+// place of the tool result m (the answer to call, nil when unknown): the
+// JSON of its stub.
+func PrunedContent(m *Message, call *ToolCall, cfg Config) string {
+	return stubJSON(ToolResultStub(m, call, intOr(cfg.PruneExtract, YourGPTPruneExtract)))
+}

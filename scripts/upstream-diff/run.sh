@@ -61,8 +61,10 @@ for ((seed = first; seed < first + N; seed++)); do
     "$bin/treecmp" diff "$w/$mode-up/cwd/experiments-data" "$w/$mode-co/cwd/experiments-data" >"$w/$mode.diff" || true
     if [[ $upcode != 0 ]]; then
       crashes=$((crashes + 1))
-      why=$(grep -v -m1 '^  ⚠' "$w/$mode-up/run.stderr" | sed -E 's/chat-[0-9]+-[0-9a-f]+/CHAT/g; s|/[^ "]*/instances.sqlite|DB|g' | cut -c1-120 || true)
+      # The first error line (a warning's quoted title may span lines).
+      why=$( (grep -m1 -E '^([A-Za-z]*Error|Error)[: \[]' "$w/$mode-up/run.stderr" || grep -v -m1 '^  ⚠' "$w/$mode-up/run.stderr") | sed -E 's/chat-[0-9]+-[0-9a-f]+/CHAT/g; s|/[^ "]*/instances.sqlite|DB|g' | cut -c1-120 || true)
       printf '%s\t%s\t%s\n' "crash($mode): $why" "$seed" "upstream exit $upcode, compact exit $cocode" >>"$classes"
+      keep=1 # to check compact's warning against the documented departure
       # After an upstream crash compact goes on: ignore what only compact wrote.
       grep -v -P '^(dir|file):only-compact' "$w/$mode.diff" >"$w/$mode.diff2" || true
       mv "$w/$mode.diff2" "$w/$mode.diff"

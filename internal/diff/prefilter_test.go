@@ -1,0 +1,52 @@
+package diff
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrefilterAgreesWithTheRegexps: the word prefilter of IsDecision
+// never turns down a sentence the regular expressions take, on every
+// sentence of the conformance corpus and on random mixes of cue words,
+// punctuation and other words.
+func TestPrefilterAgreesWithTheRegexps(t *testing.T) {
+	var sentences []string
+	filepath.Walk(filepath.Join("..", "..", "testdata", "conformance"), func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || !strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, ".xml") {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(data), "\n") {
+			sentences = append(sentences, strings.Split(line, ". ")...)
+		}
+		return nil
+	})
+	words := strings.Fields("must never always should shouldn't shouldn’t ought to prefer rather than instead avoid make sure ensure from now on going forward you we I need have don't do not want like use keep only ignore stop leave stick skip go with no problem and but so then please let's we'll i'd - , ; : ( — Must NOT Don’t x the file tests")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		n := 1 + rng.IntN(6)
+		var b strings.Builder
+		for i := range n {
+			if i > 0 && rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		sentences = append(sentences, b.String())
+	}
+	if len(sentences) < 200100 {
+		t.Fatalf("only %d sentences", len(sentences))
+	}
+	for _, s := range sentences {
+		ts := strings.TrimSpace(s)
+		if ts == "" || strings.HasSuffix(ts, "?") || len(ts) > 400 {
+			continue
+		}
+		if IsDecision(s) != isDecisionRe(ts) {
+			t.Errorf("IsDecision(%q) = %v, the regexps say %v", s, IsDecision(s), isDecisionRe(ts))
+		}
+	}
+}

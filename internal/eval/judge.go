@@ -1,0 +1,711 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/workpool"
+)
+
+// The model-judged score follows the published method for context
+// compression (Factory, "Evaluating context compression", 2025): an
+// answerer that sees only the briefing answers the probe questions, and a
+// judge grades each answer from 0 to 5 on six dimensions.
+
+// Dimensions are the judge's rubric, in the order a grade lists them.
+var Dimensions = []string{"accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following"}
+
+// Grades are one answer's grades, 0 to 5 each.
+type Grades struct {
+	Accuracy             float64 `json:"accuracy"`
+	ContextAwareness     float64 `json:"context_awareness"`
+	ArtifactTrail        float64 `json:"artifact_trail"`
+	Completeness         float64 `json:"completeness"`
+	Continuity           float64 `json:"continuity"`
+	InstructionFollowing float64 `json:"instruction_following"`
+}
+
+func (g *Grades) ptrs() []*float64 {
+	return []*float64{&g.Accuracy, &g.ContextAwareness, &g.ArtifactTrail, &g.Completeness, &g.Continuity, &g.InstructionFollowing}
+}
+
+// Get is the grade of dimension d (one of Dimensions).
+func (g Grades) Get(d string) float64 {
+	for i, name := range Dimensions {
+		if name == d {
+			return *g.ptrs()[i]
+		}
+	}
+	return math.NaN()
+}
+
+// Mean is the mean of the six grades.
+func (g Grades) Mean() float64 {
+	s := 0.0
+	for _, p := range g.ptrs() {
+		s += *p
+	}
+	return s / float64(len(Dimensions))
+}
+
+// JudgePack holds the judge's four prompts. The user templates name what
+// goes in them: {{briefing}} and {{questions}} in answer-user.md,
+// {{probes}} and {{answers}} in grade-user.md.
+type JudgePack struct {
+	// Name is "default" or the directory the pack was read from.
+	Name         string `json:"name"`
+	AnswerSystem string `json:"-"`
+	AnswerUser   string `json:"-"`
+	GradeSystem  string `json:"-"`
+	GradeUser    string `json:"-"`
+}
+
+// JudgePackFiles are the files of a judge pack directory.
+var JudgePackFiles = []string{"answer-system.md", "answer-user.md", "grade-system.md", "grade-user.md"}
+
+//go:embed judgepack/*.md
+var judgePackFS embed.FS
+
+// DefaultJudgePack is the built-in judge pack.
+func DefaultJudgePack() *JudgePack {
+	p, err := readJudgePack(judgePackFS, "judgepack")
+	if err != nil {
+		panic(err)
+	}
+	p.Name = "default"
+	return p
+}
+
+var placeholders = map[string][]string{
+	"answer-user.md": {"{{briefing}}", "{{questions}}"},
+	"grade-user.md":  {"{{probes}}", "{{answers}}"},
+}
+
+func readJudgePack(fsys fs.FS, dir string) (*JudgePack, error) {
+	p := &JudgePack{}
+	dst := []*string{&p.AnswerSystem, &p.AnswerUser, &p.GradeSystem, &p.GradeUser}
+	for i, name := range JudgePackFiles {
+		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		text := string(data)
+		for _, ph := range placeholders[name] {
+			if !strings.Contains(text, ph) {
+				return nil, fmt.Errorf("%s has no %s: the template must say where it goes", name, ph)
+			}
+		}
+		*dst[i] = text
+	}
+	return p, nil
+}
+
+// LoadJudgePack reads a judge pack directory (see WriteJudgePack).
+func LoadJudgePack(dir string) (*JudgePack, error) {
+	for _, name := range JudgePackFiles {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("judge pack %s: %s is missing; write a complete pack with `compact eval --write-judge-pack %s` and edit it", dir, name, dir)
+		}
+		if st.Size() > 1<<20 {
+			return nil, fmt.Errorf("judge pack %s: %s is over 1 MiB", dir, name)
+		}
+	}
+	p, err := readJudgePack(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("judge pack %s: %w", dir, err)
+	}
+	p.Name = dir
+	return p, nil
+}
+
+// WriteJudgePack writes the built-in pack's files into dir (created when
+// missing), to be edited; it overwrites none.
+func WriteJudgePack(dir string) error {
+	for _, name := range JudgePackFiles {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return fmt.Errorf("%s already exists; write the pack into an empty directory", filepath.Join(dir, name))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range JudgePackFiles {
+		data, _ := judgePackFS.ReadFile("judgepack/" + name)
+		f, err := fsutil.CreateTemp(dir, "."+name+".", ".tmp")
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), filepath.Join(dir, name))
+		}
+		fsutil.Release(f.Name())
+		if err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+	}
+	return nil
+}
+
+// Hash identifies the pack's content (12 hex digits).
+func (p *JudgePack) Hash() string {
+	h := sha256.New()
+	for _, s := range []string{p.AnswerSystem, p.AnswerUser, p.GradeSystem, p.GradeUser} {
+		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// Question is one question put to the answerer: the probes that share a
+// question text are asked once, and their expected answers are the
+// reference together.
+type Question struct {
+	N        int      `json:"n"` // 1-based, as asked (Q1, Q2, …)
+	Kind     Kind     `json:"kind"`
+	Text     string   `json:"question"`
+	Expected []string `json:"expected"`
+	Probes   []int    `json:"probes"` // indexes in the bundle's probes
+}
+
+// Questions groups probes by question and picks at most max of them (all
+// when max <= 0), taking the kinds in turn (Kinds order) so that a long
+// artifact trail does not crowd out the rest; within a kind, in the
+// probes' order. At most maxExpected answers are listed per question.
+func Questions(probes []Probe, max int) []Question {
+	const maxExpected = 12
+	byKind := map[Kind][]*Question{}
+	index := map[string]*Question{}
+	for i := range probes {
+		p := &probes[i]
+		key := string(p.Kind) + "\x00" + p.Question
+		q := index[key]
+		if q == nil {
+			q = &Question{Kind: p.Kind, Text: p.Question}
+			index[key] = q
+			byKind[p.Kind] = append(byKind[p.Kind], q)
+		}
+		q.Probes = append(q.Probes, i)
+		if len(q.Expected) < maxExpected {
+			q.Expected = append(q.Expected, p.shown())
+		}
+	}
+	var out []Question
+	for round := 0; ; round++ {
+		added := false
+		for _, k := range Kinds {
+			qs := byKind[k]
+			if round < len(qs) && (max <= 0 || len(out) < max) {
+				out = append(out, *qs[round])
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	for i := range out {
+		out[i].N = i + 1
+	}
+	return out
+}
+
+// JudgedAnswer is the answerer's answer to one question from one briefing,
+// and its grades (nil when the judge gave none).
+type JudgedAnswer struct {
+	Q      int     `json:"q"`
+	Answer string  `json:"answer"`
+	Grades *Grades `json:"grades"`
+	Score  float64 `json:"score"` // mean of the grades, 0 when ungraded
+}
+
+// JudgedBriefing is one briefing's judged score: the mean of its answers'
+// scores (0 to 5), per dimension and per kind.
+type JudgedBriefing struct {
+	Name       string             `json:"name"`
+	Score      float64            `json:"score"`
+	Dimensions map[string]float64 `json:"dimensions"`
+	Kinds      map[Kind]float64   `json:"kinds"`
+	Ungraded   int                `json:"ungraded"`
+	Answers    []JudgedAnswer     `json:"answers"`
+}
+
+// JudgeCall is one model call of the judge.
+type JudgeCall struct {
+	// Purpose is "answer <briefing>" or "grade".
+	Purpose   string        `json:"purpose"`
+	Model     string        `json:"model"`
+	Cached    bool          `json:"cached"`
+	Usage     cascade.Usage `json:"usage"`
+	CostUSD   float64       `json:"costUsd"`
+	SavedUSD  float64       `json:"savedUsd,omitempty"`
+	LatencyMs int64         `json:"latencyMs"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// JudgeRecord is the judged evaluation of one bundle: what was asked, the
+// order the answer sets were shown to the judge in (randomized, fixed by
+// the content), the calls with their cost, and each briefing's answers and
+// grades. It is written to <bundle>/judge/<run>.json.
+type JudgeRecord struct {
+	Judge     string           `json:"judge"`
+	Pack      string           `json:"pack"`
+	PackHash  string           `json:"packHash"`
+	Questions []Question       `json:"questions"`
+	Order     []string         `json:"order"`
+	Briefings []JudgedBriefing `json:"briefings"`
+	Calls     []JudgeCall      `json:"calls"`
+	CostUSD   float64          `json:"costUsd"`
+	SavedUSD  float64          `json:"savedUsd"`
+	File      string           `json:"file,omitempty"`
+}
+
+// JudgeSummary is what a BundleResult carries of its JudgeRecord (the
+// briefings' scores are on each BriefingScore).
+type JudgeSummary struct {
+	Judge     string      `json:"judge"`
+	PackHash  string      `json:"packHash"`
+	Questions []Question  `json:"questions"`
+	Order     []string    `json:"order"`
+	Calls     []JudgeCall `json:"calls"`
+	CostUSD   float64     `json:"costUsd"`
+	SavedUSD  float64     `json:"savedUsd"`
+	File      string      `json:"file,omitempty"`
+	Error     string      `json:"error,omitempty"`
+}
+
+// Generator is what the judge calls: *cascade.Cascade.
+type Generator interface {
+	Run(ctx context.Context, in cascade.Input, order []string) (*cascade.Outcome, error)
+}
+
+// JudgeOptions steer Judge.
+type JudgeOptions struct {
+	Model Generator
+	// Order is the model (or models) to call, as for cascade.Run.
+	Order []string
+	// Judge names the judge in records (the model id).
+	Judge string
+	Pack  *JudgePack
+	// MaxQuestions bounds the questions per bundle (Questions).
+	MaxQuestions int
+	// Run names the record file, <bundle>/judge/<Run>.json; no file is
+	// written when empty.
+	Run string
+}
+
+// AnswerPrompt is the answerer's request for one briefing.
+func (p *JudgePack) AnswerPrompt(briefing string, qs []Question) cascade.Input {
+	var b strings.Builder
+	for i, q := range qs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "Q%d: %s", q.N, q.Text)
+	}
+	user := strings.NewReplacer("{{briefing}}", strings.TrimRight(briefing, "\n"), "{{questions}}", b.String()).Replace(p.AnswerUser)
+	return cascade.Input{System: p.AnswerSystem, User: user}
+}
+
+// GradePrompt is the judge's request: the questions with their reference
+// answers, then each answer set under its letter, in the order given.
+func (p *JudgePack) GradePrompt(qs []Question, sets [][]string) cascade.Input {
+	var pb strings.Builder
+	for i, q := range qs {
+		if i > 0 {
+			pb.WriteByte('\n')
+		}
+		fmt.Fprintf(&pb, "Q%d (%s): %s\nReference: %s", q.N, q.Kind, q.Text, strings.Join(q.Expected, "; "))
+	}
+	var ab strings.Builder
+	for s, answers := range sets {
+		if s > 0 {
+			ab.WriteString("\n\n")
+		}
+		fmt.Fprintf(&ab, "Answer set %c:", 'A'+s)
+		for i, q := range qs {
+			fmt.Fprintf(&ab, "\nQ%d: %s", q.N, oneLine(answers[i]))
+		}
+	}
+	user := strings.NewReplacer("{{probes}}", pb.String(), "{{answers}}", ab.String()).Replace(p.GradeUser)
+	return cascade.Input{System: p.GradeSystem, User: user}
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "(no answer)"
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+var answerLine = regexp.MustCompile(`^\s*(?:[-*>]\s*)?\**\s*Q(\d+)\s*\**\s*[:.)\-–]\**\s*(.*)$`)
+
+// ParseAnswers reads "Q1: …" lines (a line without a label continues the
+// answer before it); answers missing from the text are "".
+func ParseAnswers(text string, n int) []string {
+	out := make([]string, n)
+	cur := -1
+	for _, line := range strings.Split(text, "\n") {
+		if m := answerLine.FindStringSubmatch(line); m != nil {
+			k, err := strconv.Atoi(m[1])
+			if err == nil && k >= 1 && k <= n {
+				cur = k - 1
+				out[cur] = strings.TrimSpace(m[2])
+				continue
+			}
+		}
+		if t := strings.TrimSpace(line); cur >= 0 && t != "" && !strings.HasPrefix(t, "```") {
+			out[cur] = strings.TrimSpace(out[cur] + " " + t)
+		}
+	}
+	return out
+}
+
+// ParseGrades reads the judge's JSON objects, one per question and set, as
+// {"q": 1, "set": "A", "accuracy": 4, …}, anywhere in the text (code
+// fences, prose and one array of them are tolerated). Grades are clamped
+// to 0..5; an object missing a dimension is skipped. The result is
+// indexed [set][question], nil where no grade came.
+func ParseGrades(text string, sets, n int) [][]*Grades {
+	out := make([][]*Grades, sets)
+	for i := range out {
+		out[i] = make([]*Grades, n)
+	}
+	for _, obj := range jsonObjects(text) {
+		var raw map[string]any
+		if json.Unmarshal([]byte(obj), &raw) != nil {
+			continue
+		}
+		q, ok := asInt(raw["q"])
+		if !ok {
+			q, ok = asInt(raw["question"])
+		}
+		set, _ := raw["set"].(string)
+		set = strings.ToUpper(strings.TrimSpace(set))
+		if !ok || q < 1 || q > n || len(set) != 1 || int(set[0]-'A') >= sets || set[0] < 'A' {
+			continue
+		}
+		var g Grades
+		complete := true
+		for i, d := range Dimensions {
+			v, ok := asFloat(raw[d])
+			if !ok {
+				complete = false
+				break
+			}
+			*g.ptrs()[i] = math.Max(0, math.Min(5, v))
+		}
+		if complete {
+			out[set[0]-'A'][q-1] = &g
+		}
+	}
+	return out
+}
+
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, !math.IsNaN(x)
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return f, err == nil && !math.IsNaN(f)
+	}
+	return 0, false
+}
+
+func asInt(v any) (int, bool) {
+	f, ok := asFloat(v)
+	if !ok {
+		if s, isStr := v.(string); isStr {
+			s = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "Q")
+			n, err := strconv.Atoi(s)
+			return n, err == nil
+		}
+		return 0, false
+	}
+	return int(f), f == math.Trunc(f)
+}
+
+// jsonObjects returns the balanced {…} spans of text that hold no nested
+// object, skipping string contents.
+func jsonObjects(text string) []string {
+	var out []string
+	start, inStr, esc := -1, false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inStr:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"' && start >= 0:
+			inStr = true
+		case c == '{':
+			start = i
+		case c == '}' && start >= 0:
+			out = append(out, text[start:i+1])
+			start = -1
+		}
+	}
+	return out
+}
+
+// shuffleOrder is the order the briefings' answer sets are shown to the
+// judge: a permutation fixed by the bundle's content (its questions and
+// the briefings' names), so that a rerun asks the same thing and is
+// answered from the cache, while no briefing is always first.
+func shuffleOrder(names []string, qs []Question) []string {
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00", n)
+	}
+	for _, q := range qs {
+		fmt.Fprintf(h, "%s\x00%s\x00", q.Text, strings.Join(q.Expected, "\x01"))
+	}
+	sum := h.Sum(nil)
+	rng := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
+	out := append([]string(nil), names...)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+func (o JudgeOptions) call(ctx context.Context, purpose string, in cascade.Input) (string, JudgeCall, error) {
+	out, err := o.Model.Run(ctx, in, o.Order)
+	c := JudgeCall{Purpose: purpose, Model: o.Judge}
+	if out != nil {
+		c.Cached, c.Usage, c.CostUSD, c.SavedUSD, c.LatencyMs = out.Cached, out.Usage, out.CostUSD, out.SavedUSD, out.LatencyMs
+		if out.Model != "" {
+			c.Model = out.Model
+		}
+	}
+	if err != nil {
+		c.Error = err.Error()
+		return "", c, err
+	}
+	return out.Text, c, nil
+}
+
+// Judge asks the questions of r's probes of an answerer that sees only one
+// briefing, for each briefing of r (texts by briefing name), then has the
+// judge grade all the answer sets in one call, in shuffled order. It sets
+// each BriefingScore's Judged and r.Judge, and writes the record when
+// opt.Run is set. A bundle without probes or briefings is left alone.
+func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt JudgeOptions) error {
+	qs := Questions(r.Probes, opt.MaxQuestions)
+	if len(qs) == 0 || len(r.Briefings) == 0 {
+		return nil
+	}
+	pack := opt.Pack
+	if pack == nil {
+		pack = DefaultJudgePack()
+	}
+	rec := &JudgeRecord{Judge: opt.Judge, Pack: pack.Name, PackHash: pack.Hash(), Questions: qs}
+	var names []string
+	for _, b := range r.Briefings {
+		names = append(names, b.Name)
+	}
+	answers := map[string][]string{}
+	calls := make([]JudgeCall, len(names))
+	errs := make([]error, len(names))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			text, c, err := opt.call(ctx, "answer "+name, pack.AnswerPrompt(texts[name], qs))
+			calls[i], errs[i] = c, err
+			if err == nil {
+				mu.Lock()
+				answers[name] = ParseAnswers(text, len(qs))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	rec.Calls = append(rec.Calls, calls...)
+	fail := func(err error) error {
+		r.Judge = rec.summary()
+		r.Judge.Error = err.Error()
+		return err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return fail(fmt.Errorf("judge: answering from %s: %w", names[i], err))
+		}
+	}
+	rec.Order = shuffleOrder(names, qs)
+	sets := make([][]string, len(rec.Order))
+	for i, name := range rec.Order {
+		sets[i] = answers[name]
+	}
+	text, c, err := opt.call(ctx, "grade", pack.GradePrompt(qs, sets))
+	rec.Calls = append(rec.Calls, c)
+	if err != nil {
+		return fail(fmt.Errorf("judge: grading: %w", err))
+	}
+	grades := ParseGrades(text, len(sets), len(qs))
+	for s, name := range rec.Order {
+		jb := JudgedBriefing{Name: name, Dimensions: map[string]float64{}, Kinds: map[Kind]float64{}}
+		kindSum, kindN := map[Kind]float64{}, map[Kind]int{}
+		var dims Grades
+		for i, q := range qs {
+			a := JudgedAnswer{Q: q.N, Answer: sets[s][i], Grades: grades[s][i]}
+			if a.Grades == nil {
+				jb.Ungraded++
+			} else {
+				a.Score = a.Grades.Mean()
+				for d, p := range dims.ptrs() {
+					*p += *a.Grades.ptrs()[d]
+				}
+			}
+			jb.Score += a.Score
+			kindSum[q.Kind] += a.Score
+			kindN[q.Kind]++
+			jb.Answers = append(jb.Answers, a)
+		}
+		n := float64(len(qs))
+		jb.Score /= n
+		for d, p := range dims.ptrs() {
+			jb.Dimensions[Dimensions[d]] = *p / n
+		}
+		for k, v := range kindSum {
+			jb.Kinds[k] = v / float64(kindN[k])
+		}
+		rec.Briefings = append(rec.Briefings, jb)
+	}
+	sort.Slice(rec.Briefings, func(i, j int) bool {
+		return indexOf(names, rec.Briefings[i].Name) < indexOf(names, rec.Briefings[j].Name)
+	})
+	for _, c := range rec.Calls {
+		rec.CostUSD = cascade.RoundUSD(rec.CostUSD + c.CostUSD)
+		rec.SavedUSD = cascade.RoundUSD(rec.SavedUSD + c.SavedUSD)
+	}
+	if opt.Run != "" {
+		rec.File = filepath.Join(r.Bundle, JudgeDir, opt.Run+".json")
+		if err := writeRecord(rec.File, rec); err != nil {
+			return fail(fmt.Errorf("judge: %w", err))
+		}
+	}
+	for i := range rec.Briefings {
+		jb := rec.Briefings[i]
+		r.Briefing(jb.Name).Judged = &jb
+	}
+	r.Judge = rec.summary()
+	if unanswered := ungraded(rec); unanswered > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("judge: %d of %d answers got no grade (scored 0); see %s", unanswered, len(qs)*len(names), rec.File))
+	}
+	return nil
+}
+
+func ungraded(rec *JudgeRecord) int {
+	n := 0
+	for _, b := range rec.Briefings {
+		n += b.Ungraded
+	}
+	return n
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return len(xs)
+}
+
+func (rec *JudgeRecord) summary() *JudgeSummary {
+	return &JudgeSummary{Judge: rec.Judge, PackHash: rec.PackHash, Questions: rec.Questions, Order: rec.Order, Calls: rec.Calls, CostUSD: rec.CostUSD, SavedUSD: rec.SavedUSD, File: rec.File}
+}
+
+// JudgeDir is the directory of a bundle the judge's records go in.
+const JudgeDir = "judge"
+
+func writeRecord(path string, rec *JudgeRecord) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := fsutil.CreateTemp(dir, "."+filepath.Base(path)+".", ".tmp")
+	if err != nil {
+		return err
+	}
+	defer fsutil.Release(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// JudgeAll runs Judge over results on workers goroutines, reading each
+// briefing's text from its file. It returns the bundles that could not be
+// judged (their offline scores stand).
+func JudgeAll(ctx context.Context, results []*BundleResult, opt JudgeOptions, workers int, progress func(done, total int)) []BundleError {
+	errs := make([]error, len(results))
+	workpool.Each(len(results), max(1, workers), func(i int) {
+		r := results[i]
+		texts := map[string]string{}
+		for _, b := range r.Briefings {
+			data, err := fsutil.ReadFileLimit(b.File, fsutil.MaxJSStringBytes)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			texts[b.Name] = string(data)
+		}
+		if ctx.Err() == nil {
+			errs[i] = Judge(ctx, r, texts, opt)
+		}
+	}, progress, func() bool { return ctx.Err() != nil })
+	var bad []BundleError
+	for i, err := range errs {
+		if err != nil {
+			bad = append(bad, BundleError{Bundle: results[i].Bundle, Error: err.Error()})
+		}
+	}
+	if ctx.Err() != nil {
+		bad = append(bad, BundleError{Bundle: "", Error: errors.New("judge: interrupted; run again: what was answered is cached").Error()})
+	}
+	return bad
+}

@@ -1,0 +1,361 @@
+package simulate
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/compactlab/compact/internal/convo"
+	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/strategy"
+)
+
+// The offline probe scores of a simulation: every compaction a strategy
+// keeps is scored the way `compact eval` scores a briefing (internal/eval).
+// The messages the compaction took out of the view are rendered as a
+// compact history (convo.CompactHistory: stagewise messages serialized as
+// the app does, generic ones as turns with one tool marker per call, the
+// tool names read as the marker verbs eval knows, paths under the
+// history's cwd made relative), the probes are mined from it (eval.Miner,
+// which is eval.Mine) and the text that stands for those messages is
+// scored against them (eval.ScoreBriefing):
+//
+//   - a summary (stagewise, onyx, summary-buffer): the probes of the
+//     messages it summarized, after the summary it extends inside
+//     <previous-chat-history> as in a bundle (what the earlier summary
+//     kept is history the new one must keep), against the summary's text;
+//   - a sliding window's drop: the probes of the messages dropped,
+//     against an empty briefing (what is dropped is gone: every probe is
+//     lost);
+//   - a selective prune: the probes of the tool calls whose results were
+//     stubbed, with their full results, against what the view still
+//     holds of them: the same calls with the stubs as results, then the
+//     stubs themselves (their JSON: the call, a summary, an extract).
+//
+// Scores add up over every compaction of every history (a micro-average).
+
+// How a compaction replaced the messages it took out of the view.
+const (
+	ReplacedSummarized = "summarized" // by a summary
+	ReplacedDropped    = "dropped"    // gone (sliding-window)
+	ReplacedPruned     = "pruned"     // tool results stubbed (selective-prune)
+)
+
+// ProbeTotals adds up the offline probe scores of the compactions of one
+// strategy (and, in a sweep, one value of the knob).
+type ProbeTotals struct {
+	// Scored counts the compactions scored.
+	Scored  int                      `json:"scored"`
+	Kinds   map[eval.Kind]eval.Tally `json:"kinds"`
+	Overall eval.Tally               `json:"overall"`
+}
+
+func newProbeTotals() *ProbeTotals {
+	t := &ProbeTotals{Kinds: map[eval.Kind]eval.Tally{}}
+	for _, k := range eval.Kinds {
+		t.Kinds[k] = eval.Tally{}
+	}
+	return t
+}
+
+func (t *ProbeTotals) add(s *SummaryScore) {
+	t.Scored++
+	for k, n := range s.Kinds {
+		c := t.Kinds[k]
+		c.Kept += n.Kept
+		c.Total += n.Total
+		t.Kinds[k] = c
+	}
+	t.Overall.Kept += s.Overall.Kept
+	t.Overall.Total += s.Overall.Total
+}
+
+// totalsOf adds up scores; nil when there is none.
+func totalsOf(scores []SummaryScore) *ProbeTotals {
+	if len(scores) == 0 {
+		return nil
+	}
+	t := newProbeTotals()
+	for i := range scores {
+		t.add(&scores[i])
+	}
+	return t
+}
+
+// SummaryScore is one compaction kept by a simulation, scored against the
+// probes of the messages it replaced.
+type SummaryScore struct {
+	Chat string `json:"chat"` // the history's name
+	Step int    `json:"step"`
+	// Message is the step's message: its index in the chat, or its JSONL
+	// line.
+	Message   int    `json:"message"`
+	Replaced  string `json:"replaced"`  // ReplacedSummarized, ReplacedDropped or ReplacedPruned
+	Compacted int    `json:"compacted"` // messages replaced
+	// Summary is the summary's text ("" when the strategy wrote none).
+	Summary string                   `json:"summary"`
+	Kinds   map[eval.Kind]eval.Tally `json:"kinds"`
+	Overall eval.Tally               `json:"overall"`
+	// Lost are the probes the summary does not answer.
+	Lost []eval.Probe `json:"lost"`
+}
+
+// scoreRun scores every compaction one simulation kept, on up to workers
+// goroutines. rec holds what the summarizer calls compacted; when its
+// calls and the steps that report one do not pair up, summaries are not
+// scored.
+func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Profile, workers int) []SummaryScore {
+	branch, err := strategy.SimulatedBranch(j.in.Messages(j.name))
+	if err != nil {
+		return nil
+	}
+	origin := j.in.Origin(j.name)
+	var out []SummaryScore
+	var call []int // per score: the summarizer call, -1 none
+	k := 0         // summarizer calls met
+	for i := range tl.Steps {
+		s := &tl.Steps[i]
+		if s.SummarizerCalled {
+			k++
+		}
+		if s.Rejected != "" || s.Compacted == 0 {
+			continue
+		}
+		sc := SummaryScore{Chat: j.in.History.Name, Step: s.Step, Message: s.Index, Compacted: s.Compacted, Summary: s.Summary}
+		if s.Index >= 0 && s.Index < len(origin) {
+			sc.Message = origin[s.Index]
+		}
+		c := -1
+		switch {
+		case s.SummarizerCalled && s.Summary != "":
+			sc.Replaced, c = ReplacedSummarized, k-1
+		case s.Replaced != nil && j.name == strategy.NameSelectivePrune:
+			sc.Replaced = ReplacedPruned
+		case s.Replaced != nil:
+			sc.Replaced = ReplacedDropped
+		default:
+			continue
+		}
+		out = append(out, sc)
+		call = append(call, c)
+	}
+	if k != len(rec.calls) {
+		// Calls and steps do not pair up: only the compactions made
+		// without a summarizer are scored.
+		n := 0
+		for i := range out {
+			if call[i] < 0 {
+				out[n], call[n] = out[i], call[i]
+				n++
+			}
+		}
+		out, call = out[:n], call[:n]
+	}
+	var calls map[string]*strategy.ToolCall // selective-prune: every call by id
+	if j.name == strategy.NameSelectivePrune && len(out) > 0 {
+		calls = map[string]*strategy.ToolCall{}
+		for m := range branch {
+			for c := range branch[m].ToolCalls {
+				tc := &branch[m].ToolCalls[c]
+				if _, dup := calls[tc.ID]; !dup {
+					calls[tc.ID] = tc
+				}
+			}
+		}
+	}
+	steps := map[int]*strategy.StepReport{}
+	for i := range tl.Steps {
+		steps[tl.Steps[i].Step] = &tl.Steps[i]
+	}
+	cwd := j.in.History.Cwd
+	// Each worker takes a run of consecutive compactions: a summary is
+	// the previous briefing of the next one, which its Miner remembers.
+	score := func(lo, hi int) {
+		var miner eval.Miner
+		for i := lo; i < hi; i++ {
+			sc := &out[i]
+			var hist, brief string
+			switch sc.Replaced {
+			case ReplacedSummarized:
+				hist = probeHistory(rec.messages(call[i]), rec.prev[call[i]], profile, cwd)
+				brief = sc.Summary
+			case ReplacedPruned:
+				hist, brief = pruned(branch, steps[sc.Step].Replaced, calls, j.cfg, profile, cwd)
+			case ReplacedDropped:
+				rep := steps[sc.Step].Replaced
+				msgs := make([]strategy.Message, 0, len(rep))
+				for _, m := range rep {
+					msgs = append(msgs, branch[m])
+				}
+				hist = probeHistory(msgs, "", profile, cwd)
+			}
+			probes := miner.Mine(hist, eval.Options{})
+			bs := eval.ScoreBriefing("", brief, probes)
+			sc.Kinds, sc.Overall = bs.Kinds, bs.Overall
+			for _, kd := range eval.Kinds {
+				if _, ok := sc.Kinds[kd]; !ok {
+					sc.Kinds[kd] = eval.Tally{}
+				}
+			}
+			sc.Lost = make([]eval.Probe, 0, len(bs.Lost))
+			for _, p := range bs.Lost {
+				sc.Lost = append(sc.Lost, detached(&probes[p]))
+			}
+		}
+	}
+	workers = max(1, min(workers, len(out)))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*len(out)/workers, (w+1)*len(out)/workers
+		if w == workers-1 {
+			score(lo, hi)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			score(lo, hi)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// detached is p's exported fields, copied: p's strings are pieces of the
+// compact history it was mined from, which must not stay in memory for
+// the report.
+func detached(p *eval.Probe) eval.Probe {
+	exp := make([]string, len(p.Expected))
+	for i, e := range p.Expected {
+		exp[i] = strings.Clone(e)
+	}
+	return eval.Probe{ID: p.ID, Kind: p.Kind, Question: strings.Clone(p.Question), Expected: exp, Source: p.Source, Match: p.Match}
+}
+
+// pruned is the compact history of the tool calls whose results
+// selective-prune stubbed (the messages replaced that are tool results
+// with a known call), and the text the view still holds of them: the same
+// calls with the stubs as results, then each stub.
+func pruned(branch []strategy.Message, replaced []int, calls map[string]*strategy.ToolCall, cfg strategy.Config, profile *serialize.Profile, cwd string) (hist, brief string) {
+	var full, stubbed []strategy.Message
+	var stubs []string
+	for _, k := range replaced {
+		m := branch[k]
+		call := calls[m.ToolCallID]
+		if m.Role != strategy.RoleTool || call == nil {
+			continue
+		}
+		stub := strategy.PrunedContent(&m, call, cfg)
+		asst := strategy.Message{ID: m.ID + "#call", Role: strategy.RoleAssistant, ToolCalls: []strategy.ToolCall{*call}}
+		res := strategy.Message{ID: m.ID, Role: strategy.RoleTool, ToolCallID: call.ID, Content: m.Content}
+		full = append(full, asst, res)
+		res.Content = stub
+		stubbed = append(stubbed, asst, res)
+		stubs = append(stubs, stub)
+	}
+	if len(full) == 0 {
+		return "", ""
+	}
+	var b strings.Builder
+	for _, t := range diff.ParseHistory(probeHistory(stubbed, "", profile, "")).Turns {
+		b.WriteString(t.Text)
+		b.WriteByte('\n')
+	}
+	for _, s := range stubs {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return probeHistory(full, "", profile, cwd), b.String()
+}
+
+// probeHistory renders msgs, after previous, as the compact history
+// eval.Mine reads, generic tool calls named by the marker verbs eval
+// knows (probeVerb). With a working directory, paths under it are made
+// relative to it, as the workspace-relative paths of a stagewise history
+// are.
+func probeHistory(msgs []strategy.Message, previous string, profile *serialize.Profile, cwd string) string {
+	h := convo.CompactHistory(withProbeVerbs(msgs), previous, profile)
+	if cwd = strings.TrimRight(cwd, "/"); cwd != "" {
+		h = strings.ReplaceAll(h, serialize.Esc(cwd)+"/", "")
+	}
+	return h
+}
+
+// withProbeVerbs is msgs with the tool calls of generic messages renamed
+// by probeVerb (msgs itself when nothing changes; a copy otherwise).
+func withProbeVerbs(msgs []strategy.Message) []strategy.Message {
+	out, copied := msgs, false
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Raw != nil || len(m.ToolCalls) == 0 {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(msgs), true
+		}
+		tcs := slices.Clone(m.ToolCalls)
+		for c := range tcs {
+			tcs[c].Name = probeVerb(tcs[c].Name)
+		}
+		out[i].ToolCalls = tcs
+	}
+	return out
+}
+
+// probeVerbs maps tool names, lower-cased with '-', ' ' and '.' read as
+// '_', to the marker verbs eval reads as a file read, change, creation or
+// deletion. Other tools keep their name (probeVerb).
+var probeVerbs = map[string]string{}
+
+func init() {
+	for verb, names := range map[string]string{
+		"read":    "read read_file readfile view view_file cat open_file read_text_file get_file_contents fs_read",
+		"edited":  "edit edit_file editfile multiedit multi_edit str_replace str_replace_editor str_replace_based_edit_tool replace replace_in_file apply_patch apply_diff patch search_replace insert",
+		"wrote":   "write write_file writefile write_to_file save_file fs_write",
+		"created": "create create_file createfile new_file",
+		"deleted": "delete delete_file deletefile remove remove_file rm",
+	} {
+		for _, n := range strings.Fields(names) {
+			probeVerbs[n] = verb
+		}
+	}
+}
+
+// probeVerb is the marker verb of a generic tool call: a verb of
+// probeVerbs, else the name lower-cased with every run of other
+// characters than a to z as one '-' ("run_command" gives "run-command"),
+// so that eval reads the marker (its failures, and a later success of the
+// same call as their fix) whatever the name.
+func probeVerb(name string) string {
+	key := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == '-' || r == ' ' || r == '.':
+			return '_'
+		}
+		return r
+	}, name)
+	if v, ok := probeVerbs[key]; ok {
+		return v
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range key {
+		if r >= 'a' && r <= 'z' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return "tool"
+	}
+	return b.String()
+}
