@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/compactlab/compact/internal/cascade"
@@ -82,13 +83,13 @@ func TestQuestionsTakeKindsInTurn(t *testing.T) {
 // scripted answers every answer call with fixed text and the grade call
 // with grades that depend on the answer set's first answer.
 type scripted struct {
-	calls   int
+	calls   atomic.Int32 // the answer calls run at once
 	failOn  string
 	answers map[string]string // by a substring of the briefing
 }
 
 func (s *scripted) Run(_ context.Context, in cascade.Input, order []string) (*cascade.Outcome, error) {
-	s.calls++
+	s.calls.Add(1)
 	if s.failOn != "" && strings.Contains(in.User, s.failOn) {
 		return &cascade.Outcome{}, errors.New("boom")
 	}
@@ -123,8 +124,8 @@ func TestJudgeMapsGradesBackAndAddsCost(t *testing.T) {
 	if err := Judge(context.Background(), r, texts, JudgeOptions{Model: s, Order: []string{"m"}, Judge: "m", Run: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	if s.calls != 3 {
-		t.Errorf("%d calls, want 3", s.calls)
+	if n := s.calls.Load(); n != 3 {
+		t.Errorf("%d calls, want 3", n)
 	}
 	if a := r.Briefing(Actual).Judged; a == nil || a.Score != 5 || a.Kinds[KindArtifact] != 5 || a.Answers[0].Answer != "src/a.ts" {
 		t.Errorf("actual judged %+v", a)
