@@ -357,27 +357,7 @@ func numberValue(s string) bool {
 
 // dropLinks replaces every markdown link of s by a space.
 func dropLinks(s string) string {
-	if strings.IndexByte(s, '[') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '[')
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		b.WriteString(s[i : i+j])
-		i += j
-		if n := linkLen(s[i:]); n > 0 {
-			b.WriteByte(' ')
-			i += n
-			continue
-		}
-		b.WriteByte('[')
-		i++
-	}
-	return b.String()
+	return replaceLinks(s, linkLen, func(string) string { return " " })
 }
 
 // keySentences are the sentences of a user turn's words (userWords) that

@@ -131,6 +131,22 @@ func asciiEqualFold(a, b string) bool {
 // stripLinks replaces markdown links by their label, or by their target
 // without its scheme when the label is empty.
 func stripLinks(s string) string {
+	return replaceLinks(s, looseLinkLen, func(l string) string {
+		close := strings.Index(l, "](")
+		label, target := l[1:close], l[close+2:len(l)-1]
+		if label == "" {
+			if c := strings.IndexByte(target, ':'); c >= 0 {
+				target = target[c+1:]
+			}
+			label = target
+		}
+		return label
+	})
+}
+
+// replaceLinks replaces each link of s, as linkLen measures one at a "[",
+// by what with gives for it.
+func replaceLinks(s string, linkLen func(string) int, with func(link string) string) string {
 	if strings.IndexByte(s, '[') < 0 {
 		return s
 	}
@@ -143,23 +159,13 @@ func stripLinks(s string) string {
 		}
 		b.WriteString(s[i : i+j])
 		i += j
-		n := looseLinkLen(s[i:])
-		if n == 0 {
-			b.WriteByte('[')
-			i++
+		if n := linkLen(s[i:]); n > 0 {
+			b.WriteString(with(s[i : i+n]))
+			i += n
 			continue
 		}
-		l := s[i : i+n]
-		close := strings.Index(l, "](")
-		label, target := l[1:close], l[close+2:len(l)-1]
-		if label == "" {
-			if c := strings.IndexByte(target, ':'); c >= 0 {
-				target = target[c+1:]
-			}
-			label = target
-		}
-		b.WriteString(label)
-		i += n
+		b.WriteByte('[')
+		i++
 	}
 	return b.String()
 }

@@ -14,6 +14,28 @@ import (
 // with Node's Date.parse under each zone (null for NaN).
 func dateVectors(t *testing.T, name string) (zones []string, node string, rows [][]any) {
 	t.Helper()
+	var head struct {
+		Node  string   `json:"node"`
+		Zones []string `json:"zones"`
+	}
+	lines := vectorLines(t, name, &head)
+	if len(head.Zones) == 0 {
+		t.Fatalf("%s: no zones in the header", name)
+	}
+	for _, l := range lines {
+		var row []any
+		if err := json.Unmarshal([]byte(l), &row); err != nil || len(row) != 1+len(head.Zones) {
+			t.Fatalf("%s: bad line %q: %v", name, l, err)
+		}
+		rows = append(rows, row)
+	}
+	return head.Zones, head.Node, rows
+}
+
+// vectorLines reads a vectors file of scripts/upstream-diff: its first
+// line, a JSON header, into head, and returns the other lines.
+func vectorLines(t *testing.T, name string, head any) []string {
+	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
@@ -24,24 +46,17 @@ func dateVectors(t *testing.T, name string) (zones []string, node string, rows [
 	if !sc.Scan() {
 		t.Fatalf("%s: empty", name)
 	}
-	var head struct {
-		Node  string   `json:"node"`
-		Zones []string `json:"zones"`
-	}
-	if err := json.Unmarshal(sc.Bytes(), &head); err != nil || len(head.Zones) == 0 {
+	if err := json.Unmarshal(sc.Bytes(), head); err != nil {
 		t.Fatalf("%s: bad header %q: %v", name, sc.Text(), err)
 	}
+	var lines []string
 	for sc.Scan() {
-		var row []any
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil || len(row) != 1+len(head.Zones) {
-			t.Fatalf("%s: bad line %q: %v", name, sc.Text(), err)
-		}
-		rows = append(rows, row)
+		lines = append(lines, sc.Text())
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return head.Zones, head.Node, rows
+	return lines
 }
 
 // checkDateVectors compares parseDateIn with Node under every zone of the

@@ -1,8 +1,6 @@
 package history
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -14,27 +12,18 @@ import (
 // surrogate of an input as it is (WTF-8), as the JavaScript string has it.
 func urlVectors(t *testing.T, name string) (node string, ins []string, want []*string) {
 	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	if !sc.Scan() {
-		t.Fatalf("%s: empty", name)
-	}
 	var head struct {
 		Node string `json:"node"`
 		Ada  string `json:"ada"`
 	}
-	if err := json.Unmarshal(sc.Bytes(), &head); err != nil || head.Node == "" {
-		t.Fatalf("%s: bad header %q: %v", name, sc.Text(), err)
+	lines := vectorLines(t, name, &head)
+	if head.Node == "" {
+		t.Fatalf("%s: no node version in the header", name)
 	}
-	for sc.Scan() {
-		v, err := ParseJSON(sc.Text())
+	for _, l := range lines {
+		v, err := ParseJSON(l)
 		if err != nil || v.Kind() != Array || v.Len() != 2 || v.Index(0).Kind() != String {
-			t.Fatalf("%s: bad line %q: %v", name, sc.Text(), err)
+			t.Fatalf("%s: bad line %q: %v", name, l, err)
 		}
 		ins = append(ins, v.Index(0).Str())
 		switch h := v.Index(1); h.Kind() {
@@ -44,11 +33,8 @@ func urlVectors(t *testing.T, name string) (node string, ins []string, want []*s
 			s := h.Str()
 			want = append(want, &s)
 		default:
-			t.Fatalf("%s: bad line %q", name, sc.Text())
+			t.Fatalf("%s: bad line %q", name, l)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return head.Node + " (Ada " + head.Ada + ")", ins, want
 }
