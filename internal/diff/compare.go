@@ -313,7 +313,7 @@ func newBriefing(text string) *briefing {
 func (b *briefing) keeps(it mustItem) bool {
 	switch it.Kind {
 	case KindPath:
-		return b.paths[it.Value]
+		return b.paths[it.Value] || len(plainPaths(it.Value)) == 0 && mentionsFile(b.text, it.Value)
 	case KindLink:
 		return strings.Contains(b.text, it.Value)
 	case KindColor:

@@ -280,6 +280,9 @@ func mustKeep(h History) []mustItem {
 			continue
 		}
 		common(t.Text, FromAssistant, false)
+		for _, p := range toolPaths(t.Text) {
+			add(KindPath, p, p, FromAssistant, nil)
+		}
 		for _, line := range strings.Split(t.Text, "\n") {
 			if it, ok := failureItem(line); ok {
 				add(KindFailure, it.Value, it.Value, FromAssistant, &it)
