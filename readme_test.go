@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/compactlab/compact/internal/batch/fakebatch"
 )
 
 // readmeCommand is one command line of a ```sh block of a Markdown file.
@@ -145,10 +147,18 @@ func shellWords(t *testing.T, s string, line int) []string {
 }
 
 // fakeOpenAI is a local server speaking the chat-completions wire format,
-// standing in for a local model server and for OpenAI itself.
+// standing in for a local model server and for OpenAI itself, and OpenAI's
+// Batch API (/v1/files, /v1/batches: internal/batch/fakebatch, whose
+// batches end at once) for the README's replay --batch.
 func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	var calls atomic.Int64
+	batches := fakebatch.New()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/files") || strings.HasPrefix(r.URL.Path, "/v1/batches") {
+			calls.Add(1)
+			batches.ServeHTTP(w, r)
+			return
+		}
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			http.NotFound(w, r)
 			return

@@ -6,11 +6,14 @@
 # another --run is answered from the response cache. For each size it
 # prints the wall time and compact's peak RSS of each step, and the
 # requests the fake got. Peak RSS must not grow with the number of
-# bundles: the upload is written to disk and streamed, the results file is
-# read line by line, and no answer is held once written.
+# bundles: the bundles are found as they are submitted, the per-request
+# state lives in the run's logs (.batches/<run>/items/, a line at a time),
+# the upload is written to disk and streamed, the results file is read
+# line by line, each result finds its request in the batch's record by
+# its custom id, and no answer is held once written.
 #
 #   bench/batch.sh                      # SIZES="1000 10000"
-#   SIZES=10000 bench/batch.sh
+#   SIZES="1000 10000 30000" bench/batch.sh
 #
 # The bundles are written once by batchfake -gen to
 # bench/out/batch-<N>/ (override the root with OUT=DIR) and kept; each run

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/compactlab/compact/internal/batch"
 	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 )
@@ -39,17 +41,22 @@ type batchOptions struct {
 func newCmdBatch(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "batch",
-		Short: "Follow, collect or cancel the batch replays of compact replay --batch",
+		Short: "Follow, collect or cancel the batch runs of replay --batch and eval --judge --batch",
 		Long: "compact replay --batch sends the bundles through the providers' batch APIs\n" +
 			"(half price, answered within 24 hours): each model of the cascade is its own\n" +
-			"batch. These commands follow such a run, from any process or machine that\n" +
-			"has the bundles, the configuration and the keys: status polls the batches,\n" +
-			"collect writes the answers where an interactive replay writes them and\n" +
-			"sends the failures to the next model's batch, cancel stops the run. The\n" +
-			"run's state is in <dir>/.batches/<run>/state.json, beside the bundles.",
+			"batch. compact eval --judge MODEL --batch does the same with the judge's\n" +
+			"calls (run judge-<run>): the answers first, then the grades built from them.\n" +
+			"These commands follow such a run, from any process or machine that has the\n" +
+			"bundles, the configuration and the keys: status polls the batches, collect\n" +
+			"writes the answers where the interactive command writes them and sends the\n" +
+			"failures to the next model's batch (and a judge's grades once its answers\n" +
+			"are in), cancel stops the run. The run's state is in\n" +
+			"<dir>/.batches/<run>/, beside the bundles.",
 		Example: "  compact replay --batch --run nightly\n" +
 			"  compact batch status --run nightly\n" +
-			"  compact batch collect --run nightly --wait",
+			"  compact batch collect --run nightly --wait\n" +
+			"  compact eval --judge gpt-5.4-nano --batch\n" +
+			"  compact batch collect --run judge-gpt-5.4-nano --wait",
 	}
 	c.AddCommand(newCmdBatchSub(f, "status", "Poll a batch run's batches and print where they are",
 		"Polls the run's batches that are not collected yet and prints, per model\n"+
@@ -60,8 +67,11 @@ func newCmdBatch(f *Factory) *cobra.Command {
 				"answer to <bundle>/replays/<run>/ (output.md and replay.json, with\n"+
 				"batch: {provider, id}) and sends the errors, expired or cancelled requests\n"+
 				"and answers too short to the next model's batch, or records them as failed\n"+
-				"at the last. Safe to run again, and from another machine: a result already\n"+
-				"written is not written twice. --wait polls until every bundle is done."),
+				"at the last. For a judge run, the answers are kept until a bundle's are all\n"+
+				"in, then its grade request is submitted; a collected grade writes the\n"+
+				"bundle's <bundle>/judge/<run>.json. Safe to run again, and from another\n"+
+				"machine: a result already written is not written twice. --wait polls until\n"+
+				"every request is answered."),
 		newCmdBatchSub(f, "cancel", "Cancel a batch run",
 			"Asks the providers to cancel the run's batches that have not ended, and\n"+
 				"stops the run: nothing more is submitted. Run compact batch collect after\n"+
@@ -74,8 +84,9 @@ func newCmdBatchSub(f *Factory, name, short, long string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   name + " [PATH]...",
 		Short: short,
-		Long: long + "\n\nThe run is found under PATH (the directory given to replay --batch) or the\n" +
-			"channel's directory; --run names it (not needed when there is only one).",
+		Long: long + "\n\nThe run is found under PATH (the directory given to replay --batch or eval\n" +
+			"--batch) or the channel's directory; --run names it (not needed when there\n" +
+			"is only one).",
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		},
@@ -233,7 +244,7 @@ func batchExit(f *Factory, command string, rep *batch.Report, err error) error {
 	case err == nil:
 	case errors.Is(err, batch.ErrInterrupted):
 		if rep != nil && rep.Bundles.Pending() > 0 {
-			return interrupted("interrupted with %s still in batches; compact batch collect --run %s goes on", plural(rep.Bundles.Pending(), "bundle"), rep.Run)
+			return interrupted("interrupted with %s still in batches; compact batch collect --run %s goes on", pendingWhat(rep), rep.Run)
 		}
 		return interrupted("interrupted; compact batch collect goes on")
 	case errors.Is(err, batch.ErrNoRun), errors.Is(err, batch.ErrUnfinished), errors.Is(err, batch.ErrNoKey):
@@ -245,9 +256,21 @@ func batchExit(f *Factory, command string, rep *batch.Report, err error) error {
 		return nil
 	}
 	if bad := rep.Bundles.Failed + rep.Bundles.Errors; bad > 0 {
+		if rep.Kind == batch.KindJudge {
+			return fmt.Errorf("%d of %s could not be judged (named above); judge them again with compact eval --judge %s (with or without --batch)", bad, plural(rep.Bundles.Total, "bundle"), rep.Judge.Judge)
+		}
 		return fmt.Errorf("%d of %s got no answer (named above); replay them again with compact replay --run %s (with or without --batch)", bad, plural(rep.Bundles.Total, "bundle"), rep.Run)
 	}
 	return nil
+}
+
+// pendingWhat is what a run has still in batches: bundles (a replay's
+// requests) or a judge's requests.
+func pendingWhat(rep *batch.Report) string {
+	if rep.Kind == batch.KindJudge {
+		return plural(rep.Bundles.Pending(), "request")
+	}
+	return plural(rep.Bundles.Pending(), "bundle")
 }
 
 func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
@@ -258,7 +281,12 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 		return enc.Encode(rep)
 	}
 	out := f.IO.Out
-	fmt.Fprintf(out, "batch run %s: %s, models %s\n", rep.Run, plural(rep.Bundles.Total, "bundle"), strings.Join(rep.Models, ", "))
+	judge := rep.Kind == batch.KindJudge && rep.Judge != nil
+	if judge {
+		fmt.Fprintf(out, "judge batch run %s: %s, judge %s, records judge/%s.json\n", rep.Run, plural(rep.Bundles.Total, "bundle"), strings.Join(rep.Models, ", "), rep.Judge.Run)
+	} else {
+		fmt.Fprintf(out, "batch run %s: %s, models %s\n", rep.Run, plural(rep.Bundles.Total, "bundle"), strings.Join(rep.Models, ", "))
+	}
 	if len(rep.Batches) > 0 {
 		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "TIER\tMODEL\tPROVIDER\tBATCH\tSTATUS\tREQUESTS\tSUCCEEDED\tFAILED\tPENDING\tCOLLECTED")
@@ -277,8 +305,13 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 		w.Flush()
 	}
 	c := rep.Bundles
-	fmt.Fprintf(out, "bundles: %d ok, %d failed, %d skipped, %s; %d in batches, %d to submit; %d from the response cache\n",
-		c.OK, c.Failed, c.Skipped, plural(c.Errors, "error"), c.Submitted, c.Queued, c.FromCache)
+	if judge {
+		fmt.Fprintf(out, "bundles: %d judged, %d failed, %d with nothing to judge, %s; requests: %d in batches, %d to submit, %d from the response cache\n",
+			c.OK, c.Failed, c.Skipped, plural(c.Errors, "error"), c.Submitted, c.Queued, c.FromCache)
+	} else {
+		fmt.Fprintf(out, "bundles: %d ok, %d failed, %d skipped, %s; %d in batches, %d to submit; %d from the response cache\n",
+			c.OK, c.Failed, c.Skipped, plural(c.Errors, "error"), c.Submitted, c.Queued, c.FromCache)
+	}
 	l := rep.Ledger.Total
 	fmt.Fprintf(out, "cost: %s at the batch rate (%.0f%% off %s); %d input tokens (%d cached), %d output; the response cache saved %s\n",
 		usd(l.CostUSD), rep.Discount*100, usd(l.ListUSD), l.InputTokens, l.CachedInputTokens, l.OutputTokens, usd(l.SavedUSD))
@@ -291,22 +324,38 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 	}
 	if !f.IO.Quiet {
 		switch {
+		case len(rep.Submitted) > 0 && verb == "submit" && judge:
+			fmt.Fprintf(f.IO.ErrOut, "compact eval: submitted %s; next: compact batch status --run %s, then compact batch collect --run %s, or this command again (state: %s)\n",
+				plural(len(rep.Submitted), "batch"), rep.Run, rep.Run, rep.State)
 		case len(rep.Submitted) > 0 && verb == "submit":
 			fmt.Fprintf(f.IO.ErrOut, "compact replay: submitted %s; next: compact batch status --run %s, then compact batch collect --run %s (state: %s)\n",
 				plural(len(rep.Submitted), "batch"), rep.Run, rep.Run, rep.State)
+		case c.Pending() > 0 && verb == "eval":
+			fmt.Fprintf(f.IO.ErrOut, "compact eval: %s not answered yet (%d in batches, %d to submit); run this command again later, or compact batch collect --run %s [--wait], to go on (state: %s)\n",
+				plural(c.Pending(), "judge request"), c.Submitted, c.Queued, rep.Run, rep.State)
 		case c.Pending() > 0 && verb != "cancel":
 			fmt.Fprintf(f.IO.ErrOut, "compact batch %s: %s still in batches; run compact batch collect --run %s again later, or with --wait\n",
-				verb, plural(c.Pending(), "bundle"), rep.Run)
+				verb, pendingWhat(rep), rep.Run)
 		}
 	}
 	return nil
 }
 
 // runReplayBatch is replay --batch: the bundles go to the providers' batch
-// APIs instead of one request each.
-func runReplayBatch(ctx context.Context, opts *replayOptions, cas *cascade.Cascade, order []string, run string, pack *prompt.Pack, locale string, bundles []string) error {
+// APIs instead of one request each, found as they are submitted.
+func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replayPlan, run string, pack *prompt.Pack, locale string) error {
 	f := opts.f
-	if cas == nil {
+	paths, err := batchBundles(f, opts)
+	if err != nil {
+		return err
+	}
+	if err := checkKeys(f, plan); err != nil {
+		return err
+	}
+	if err := useCache(f, plan.cas, opts.NoCache); err != nil {
+		return usageErr("replay: %v", err)
+	}
+	if plan.cas == nil {
 		return usageErr("--batch needs the configured cascade")
 	}
 	s, err := batchSettings(f)
@@ -316,8 +365,9 @@ func runReplayBatch(ctx context.Context, opts *replayOptions, cas *cascade.Casca
 	stop, cancel := stopContext(ctx, opts.Stop)
 	defer cancel()
 	prog := newProgress(f.IO)
-	rep, err := batch.Submit(stop, cas, batch.Options{Root: batchRoot(f, opts.Paths, opts.Channel), Run: run, Bundles: bundles, Models: order,
-		Pack: pack, PackName: opts.Pack, Locale: locale, Force: opts.Force, ToolVersion: Version, Settings: s,
+	rep, err := batch.Submit(stop, plan.cas, batch.Options{Root: batchRoot(f, opts.Paths, opts.Channel), Run: run,
+		Walk:   func(fn func(string) error) error { return walkBundles(paths, fn) },
+		Models: plan.order, Pack: pack, PackName: opts.Pack, Locale: locale, Force: opts.Force, ToolVersion: Version, Settings: s,
 		Progress: func(msg string) { prog.show("replay --batch: %s", msg) }})
 	prog.clear()
 	if err != nil && rep == nil {
@@ -336,4 +386,148 @@ func runReplayBatch(ctx context.Context, opts *replayOptions, cas *cascade.Casca
 		return fmt.Errorf("%v; compact batch collect --run %s submits the rest", err, run)
 	}
 	return batchExit(f, "replay", rep, err)
+}
+
+// batchBundles checks replay --batch's paths as replayBundles does (each
+// exists and holds a bundle, else the same errors) without listing them.
+func batchBundles(f *Factory, opts *replayOptions) ([]string, error) {
+	paths, channel := opts.Paths, ""
+	if len(paths) == 0 {
+		paths, channel = []string{channelDir(f, opts.Channel)}, opts.Channel
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, noBundles(p, channel)
+		}
+	}
+	errFound := errors.New("found")
+	err := walkBundles(paths, func(string) error { return errFound })
+	switch {
+	case errors.Is(err, errFound):
+		return paths, nil
+	case err != nil:
+		return nil, usageErr("%v", err)
+	case len(paths) == 1:
+		return nil, noBundles(paths[0], channel)
+	}
+	return nil, usageErr("no bundles under %s; run `compact extract` first, or pass a bundle, chat or channel directory", strings.Join(paths, ", "))
+}
+
+// walkBundles calls fn with every bundle at or under paths, as
+// replay.FindBundles finds them (replay and hidden directories are not
+// searched; a bundle under two of the paths comes once), but one at a
+// time, each directory's entries in name order: the list is never held.
+func walkBundles(paths []string, fn func(bundle string) error) error {
+	var seen map[string]bool
+	if len(paths) > 1 {
+		seen = map[string]bool{}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a directory (want a bundle, chat or channel directory)", p)
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if name := d.Name(); path != p && (name == replay.DirReplays || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			if !replay.IsBundle(path) {
+				return nil
+			}
+			if seen != nil {
+				abs, err := filepath.Abs(path)
+				if err != nil || seen[abs] {
+					return filepath.SkipDir
+				}
+				seen[abs] = true
+			}
+			if err := fn(path); err != nil {
+				return err
+			}
+			return filepath.SkipDir
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runEvalJudgeBatch is eval --judge --batch: the judge's run through the
+// provider's batch API moves on (submitted, or collected and the grades
+// submitted). done: every bundle is settled, and results carry the judged
+// scores of the records written (errs: the bundles without one).
+func runEvalJudgeBatch(ctx context.Context, opts *evalOptions, judge *eval.JudgeOptions, cas *cascade.Cascade, results []*eval.BundleResult, runs []string) (bool, []eval.BundleError, error) {
+	f := opts.f
+	if cas == nil {
+		return false, nil, usageErr("eval: --batch needs a model of the table (--judge ID)")
+	}
+	s, err := batchSettings(f)
+	if err != nil {
+		return false, nil, err
+	}
+	bundles := make([]string, len(results))
+	for i, r := range results {
+		bundles[i] = r.Bundle
+	}
+	stop, cancel := stopContext(ctx, opts.Stop)
+	defer cancel()
+	prog := newProgress(f.IO)
+	rep, err := batch.Judge(stop, cas, batch.JudgeOptions{Root: batchRoot(f, opts.Paths, opts.Channel), Run: judge.Run, Bundles: bundles,
+		Models: judge.Order, Judge: judge.Judge, Pack: judge.Pack, PackDir: opts.JudgePack, MaxQuestions: judge.MaxQuestions, Runs: runs,
+		ToolVersion: Version, Settings: s, Progress: func(msg string) { prog.show("eval --batch: %s", msg) }})
+	prog.clear()
+	if err != nil && rep == nil {
+		switch {
+		case errors.Is(err, batch.ErrUnfinished), errors.Is(err, batch.ErrNoKey):
+			return false, nil, usageErr("eval: %v", err)
+		case errors.Is(err, batch.ErrBusy):
+			return false, nil, err
+		}
+		return false, nil, usageErr("eval: --batch: %v", err)
+	}
+	if err != nil || rep.Bundles.Pending() > 0 {
+		verb := "eval"
+		if len(rep.Submitted) > 0 && len(rep.Collected) == 0 {
+			verb = "submit"
+		}
+		if perr := printBatchReport(f, rep, verb); perr != nil {
+			return false, nil, perr
+		}
+		if err != nil && !errors.Is(err, batch.ErrInterrupted) {
+			return false, nil, fmt.Errorf("%v; compact batch collect --run %s goes on", err, rep.Run)
+		}
+		return false, nil, batchExit(f, "eval", rep, err)
+	}
+	// Done: the records are read as the interactive judge would have
+	// written them; a bundle the batches failed keeps its reason.
+	failed := map[string]string{}
+	for _, p := range rep.Problems {
+		failed[filepath.Clean(p.Bundle)] = p.Error
+	}
+	var errs []eval.BundleError
+	var judged []*eval.BundleResult
+	for _, r := range results {
+		if msg, ok := failed[filepath.Clean(r.Bundle)]; ok {
+			errs = append(errs, eval.BundleError{Bundle: r.Bundle, Error: msg})
+			continue
+		}
+		judged = append(judged, r)
+	}
+	errs = append(errs, eval.ReadJudgedAll(judged, *judge)...)
+	if !f.IO.Quiet {
+		l := rep.Ledger.Total
+		fmt.Fprintf(f.IO.ErrOut, "compact eval: judge batch run %s done: %d judged, %d failed; %s at the batch rate, %d from the response cache (saved %s)\n",
+			rep.Run, rep.Bundles.OK, rep.Bundles.Failed+rep.Bundles.Errors, usd(l.CostUSD), rep.Bundles.FromCache, usd(l.SavedUSD))
+	}
+	return true, errs, nil
 }

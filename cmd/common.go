@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/agentbundle"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
@@ -145,7 +146,39 @@ func completionConfig(f *Factory) (*config.Store, error) { return loadConfig(f) 
 // findBundles lists the bundles under paths (each once), or under the
 // channel's default extract output when there are none; none found is
 // noBundles with the next step.
+//
+// A bundle whose metadata says it is not auditable (an agent's compaction
+// whose summary is encrypted: internal/agentbundle) has nothing to
+// compare or score: it is left out with a note, and when nothing else is
+// left, that is nothing to work on.
 func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
+	dirs, err := findAllBundles(f, paths, channel)
+	if err != nil {
+		return nil, err
+	}
+	kept := dirs[:0:0]
+	skipped := 0
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, extract.FileMetadata))
+		if err == nil {
+			if ok, why := agentbundle.ReadAuditable(data); !ok {
+				skipped++
+				if !f.IO.Quiet {
+					fmt.Fprintf(f.IO.ErrOut, "%s: note: %s: skipped: the agent's compaction is unauditable (%s)\n", strings.TrimSpace("compact "+f.Command), d, why)
+				}
+				continue
+			}
+		}
+		kept = append(kept, d)
+	}
+	if len(kept) == 0 && skipped > 0 {
+		return nil, usageErr("every bundle found is unauditable (%s): nothing to compare", plural(skipped, "bundle"))
+	}
+	return kept, nil
+}
+
+// findAllBundles is findBundles with the unauditable bundles.
+func findAllBundles(f *Factory, paths []string, channel string) ([]string, error) {
 	if len(paths) == 0 {
 		def := channelDir(f, channel)
 		found, err := diff.FindBundles(def)

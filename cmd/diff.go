@@ -19,19 +19,20 @@ import (
 func init() { register(newCmdDiff) }
 
 type diffOptions struct {
-	f       *Factory
-	Paths   []string
-	Channel string
-	Run     string
-	A, B    string
-	Format  string
-	FailOn  []string
-	Stat    bool
-	Worst   int
-	Color   string
-	Jobs    int
-	Target  int
-	Profile string
+	f        *Factory
+	Paths    []string
+	Channel  string
+	Run      string
+	Baseline string
+	A, B     string
+	Format   string
+	FailOn   []string
+	Stat     bool
+	Worst    int
+	Color    string
+	Jobs     int
+	Target   int
+	Profile  string
 	// isTerminal reports whether stdout is a terminal (tests replace it).
 	isTerminal func(io.Writer) bool
 }
@@ -61,13 +62,18 @@ func newCmdDiff(f *Factory) *cobra.Command {
 			"a table worst first with totals and medians, and the sizes along each\n" +
 			"chain. --stat prints only the summary: totals, medians, the --worst\n" +
 			"bundles and chains (for one bundle: its measures without the diff).\n" +
-			"--json writes everything; --stat --json the summary only.\n\n" +
+			"--json writes everything; --stat --json the summary only. --format\n" +
+			"markdown over many bundles is the comment a CI job posts on a pull\n" +
+			"request: the summary, the worst bundles and chains; with --baseline RUN,\n" +
+			"the --run run beside that baseline run and the paths and decisions it\n" +
+			"lost that the baseline kept.\n\n" +
 			"Exit status: 0 done; 1 B is worse than A on a --fail-on measure, or some\n" +
 			"bundles could not be compared (the others still are); 2 usage or input\n" +
 			"error, or nothing to compare (no bundles, or no replay with an answer).",
 		Example: "  compact diff --stat\n" +
 			"  compact diff --channel nightly --stat --worst 20\n" +
 			"  compact diff path/to/compression-002 --run builtin --format markdown\n" +
+			"  compact diff --run candidate --baseline main --format markdown   # a pull request's comment\n" +
 			"  compact diff --a old.md --b new.md\n" +
 			"  compact diff runs/ --fail-on lost-paths --fail-on leak --stat",
 		Args: cobra.ArbitraryArgs,
@@ -85,6 +91,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.StringVar(&opts.Run, "run", "", "compare with the replay run `NAME`, its directory under replays/ (default: the newest replay with an answer)")
+	fl.StringVar(&opts.Baseline, "baseline", "", "also compare the --run run with the run `NAME`: what it lost that the baseline kept (for a pull request's comment: --format markdown)")
 	fl.StringVar(&opts.A, "a", "", "compare `FILE` as A (with --b, instead of bundles)")
 	fl.StringVar(&opts.B, "b", "", "compare `FILE` as B (with --a)")
 	addChannelFlag(c, &opts.Channel, "channel whose extract output to compare when no PATH is given")
@@ -101,6 +108,9 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
 	completeValues(c, "fail-on", diff.Measures...)
 	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.RegisterFlagCompletionFunc("baseline", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
 	})
 	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -183,12 +193,23 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	if (opts.A == "") != (opts.B == "") {
 		return usageErr("diff: --a and --b go together")
 	}
+	if opts.Baseline != "" {
+		switch {
+		case opts.A != "":
+			return usageErr("diff: --baseline compares two replay runs of the bundles, not --a/--b")
+		case opts.Run == "":
+			return usageErr("diff: --baseline %s compares a run with it: name that run with --run NAME", opts.Baseline)
+		case opts.Run == opts.Baseline:
+			return usageErr("diff: --baseline and --run both name %s; the baseline is another run", opts.Run)
+		}
+	}
 	if c.Flags().Changed("channel") && (opts.A != "" || len(opts.Paths) > 0) {
 		return usageErr("diff: --channel picks the directory to compare when no PATH is given; drop it or the PATH (or --a/--b)")
 	}
 
 	var cs []*diff.Comparison
 	var errs []diff.BundleError
+	var baseline *diff.Baseline
 	if opts.A != "" {
 		if len(opts.Paths) > 0 {
 			return usageErr("diff: --a/--b and PATH arguments are mutually exclusive")
@@ -220,8 +241,14 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 			return noAnswer(opts, errs)
 		}
 		diffReportErrors(f, opts, errs)
+		if opts.Baseline != "" {
+			if baseline, err = diffBaseline(f, opts, dirs, dopt, cs); err != nil {
+				return err
+			}
+		}
 	}
 	rep := diff.NewReport(cs, errs, failOn)
+	rep.Baseline = baseline
 	var err error
 	topt := diff.TextOptions{Color: color, Stat: opts.Stat, Worst: opts.Worst}
 	switch {
@@ -267,6 +294,28 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		return &ExitError{Code: exitFailed, Err: errors.New("diff: " + strings.Join(problems, "; "))}
 	}
 	return nil
+}
+
+// diffBaseline compares the bundles with the baseline run too: exit 2
+// when no bundle has an answer from it.
+func diffBaseline(f *Factory, opts *diffOptions, dirs []string, dopt diff.Options, cs []*diff.Comparison) (*diff.Baseline, error) {
+	var compared []string
+	for _, c := range cs {
+		compared = append(compared, c.Bundle)
+	}
+	bopt := dopt
+	bopt.Run, bopt.WithDiffs, bopt.Progress = opts.Baseline, false, nil
+	prog := newProgress(f.IO)
+	if len(compared) > 1 {
+		bopt.Progress = func(done, total int) { prog.show("diff: baseline %d/%d bundles", done, total) }
+	}
+	base, _ := diff.CompareBundles(compared, bopt, opts.Jobs)
+	prog.clear()
+	if len(base) == 0 && len(compared) > 0 {
+		return nil, usageErr("diff: --baseline %s: no answer from that run in the %s compared; runs found: %s",
+			opts.Baseline, plural(len(compared), "bundle"), runNameList(diff.RunNames(dirs)))
+	}
+	return diff.NewBaseline(opts.Baseline, cs, base), nil
 }
 
 // diffReportErrors prints one line per bundle that could not be compared;

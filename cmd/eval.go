@@ -43,6 +43,8 @@ type evalOptions struct {
 	JudgeTimeout   time.Duration
 	NoCache        bool
 	WriteJudgePack string
+	// Batch judges through the providers' batch APIs (cmd/batch.go).
+	Batch bool
 	// Stop is the interrupt context (tests replace it).
 	Stop context.Context
 }
@@ -86,6 +88,12 @@ func newCmdEval(f *Factory) *cobra.Command {
 			"is cached by a hash of what was sent (cache.dir), so a rerun costs\n" +
 			"nothing. Gates: judged (the mean grade) or a dimension, e.g.\n" +
 			"judged<3.5 or artifact_trail<3.\n\n" +
+			"With --batch the judge's calls go through the provider's batch API\n" +
+			"instead (half price, answered within 24 hours): the first run submits\n" +
+			"every answer request and returns; compact batch collect (or this command\n" +
+			"again) collects the answers and submits the grades built from them; the\n" +
+			"collect after that writes the records, and this command then reports\n" +
+			"the judged scores. The run's state is <dir>/.batches/judge-<run>/.\n\n" +
 			"Exit status: 0 done; 1 a --fail-on gate held, or some bundles could not\n" +
 			"be read or judged (the others are still scored); 2 usage or input error,\n" +
 			"or nothing to evaluate (no bundles, no probes, no briefing); 130\n" +
@@ -97,6 +105,8 @@ func newCmdEval(f *Factory) *cobra.Command {
 			"  compact eval --json > eval.json\n" +
 			"  # model-judged, with a key (cached: a rerun costs nothing)\n" +
 			"  compact eval --run builtin --judge gpt-5.4-nano\n" +
+			"  # the same through the batch API: submit, collect, report\n" +
+			"  compact eval --run builtin --judge gpt-5.4-nano --batch\n" +
 			"  compact eval --judge-base-url http://127.0.0.1:8080/v1 --judge-api-model qwen2.5:14b",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -124,7 +134,9 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.DurationVar(&opts.JudgeTimeout, "judge-timeout", 0, "allow `DURATION` for each judge call (default: cascade.timeout, 5m on a server)")
 	fl.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the response cache")
 	fl.Var(typedString{&opts.WriteJudgePack, "DIR"}, "write-judge-pack", "write the built-in judge pack to DIR, to edit, and exit")
+	fl.BoolVar(&opts.Batch, "batch", false, "judge through the provider's batch API (half price, within 24 h): submit, then run again or compact batch collect")
 	c.MarkFlagsMutuallyExclusive("judge", "judge-base-url")
+	c.MarkFlagsMutuallyExclusive("batch", "judge-base-url")
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "fail-on", "artifact<0.9", "overall<0.8", "regressed>0", "lost>0", "judged<3.5", "artifact_trail<3")
 	_ = c.RegisterFlagCompletionFunc("judge", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -193,7 +205,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 			runs = append(runs, r)
 		}
 	}
-	judge, err := planJudge(f, opts)
+	judge, judgeCascade, err := planJudge(f, opts)
 	if err != nil {
 		return err
 	}
@@ -216,7 +228,16 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	var judgeErrs []eval.BundleError
 	interrupted := false
-	if judge != nil {
+	if judge != nil && opts.Batch {
+		done, errs, err := runEvalJudgeBatch(c.Context(), opts, judge, judgeCascade, results, runs)
+		if err != nil || !done {
+			return err
+		}
+		judgeErrs = errs
+		for _, e := range judgeErrs {
+			fmt.Fprintf(f.IO.ErrOut, "compact eval: %s: %s\n", e.Bundle, e.Error)
+		}
+	} else if judge != nil {
 		ctx := opts.Stop
 		if ctx == nil {
 			var cancel context.CancelFunc
@@ -329,30 +350,37 @@ func runNameList(names []string) string {
 }
 
 // planJudge builds the judge's model from the flags, as replay builds its
-// one model; nil without --judge or --judge-base-url.
-func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, error) {
+// one model; nil without --judge or --judge-base-url. The cascade is the
+// judge's, nil for a server given by --judge-base-url.
+func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, *cascade.Cascade, error) {
 	if opts.Judge == "" && opts.JudgeBaseURL == "" {
 		for _, fl := range []struct {
 			set  bool
 			name string
 		}{{opts.JudgeAPIModel != "", "--judge-api-model"}, {opts.JudgePack != "", "--judge-pack"}, {opts.JudgeRun != "", "--judge-run"}, {opts.JudgeTimeout != 0, "--judge-timeout"}} {
 			if fl.set {
-				return nil, usageErr("eval: %s goes with --judge MODEL or --judge-base-url URL", fl.name)
+				return nil, nil, usageErr("eval: %s goes with --judge MODEL or --judge-base-url URL", fl.name)
 			}
 		}
-		return nil, nil
+		if opts.Batch {
+			return nil, nil, usageErr("eval: --batch goes with --judge MODEL: it sends the judge's calls through the provider's batch API")
+		}
+		return nil, nil, nil
+	}
+	if opts.Batch && opts.Judge == "" {
+		return nil, nil, usageErr("eval: --batch goes with --judge MODEL: a server (--judge-base-url) has no batch API")
 	}
 	if opts.Judge == "builtin" {
-		return nil, usageErr("eval: --judge builtin: the built-in model writes briefings and cannot answer questions; judge with a model of the table (%s) or a local server (--judge-base-url URL --judge-api-model NAME)", strings.Join(judgeModelNames(f), ", "))
+		return nil, nil, usageErr("eval: --judge builtin: the built-in model writes briefings and cannot answer questions; judge with a model of the table (%s) or a local server (--judge-base-url URL --judge-api-model NAME)", strings.Join(judgeModelNames(f), ", "))
 	}
 	if opts.JudgeQuestions < 1 {
-		return nil, usageErr("eval: --judge-questions: want at least 1, got %d", opts.JudgeQuestions)
+		return nil, nil, usageErr("eval: --judge-questions: want at least 1, got %d", opts.JudgeQuestions)
 	}
 	pack := eval.DefaultJudgePack()
 	if opts.JudgePack != "" {
 		p, err := eval.LoadJudgePack(opts.JudgePack)
 		if err != nil {
-			return nil, usageErr("eval: --judge-pack: %v", err)
+			return nil, nil, usageErr("eval: --judge-pack: %v", err)
 		}
 		pack = p
 	}
@@ -364,26 +392,25 @@ func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, error) {
 			for _, pair := range [][2]string{{"--base-url", "--judge-base-url"}, {"--api-model", "--judge-api-model"}, {"--model", "--judge"}, {"--timeout", "--judge-timeout"}} {
 				msg = strings.ReplaceAll(msg, pair[0], pair[1])
 			}
-			return nil, usageErr("eval: %s", msg)
+			return nil, nil, usageErr("eval: %s", msg)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if plan.cas != nil {
 		for _, id := range plan.order {
 			if m, ok := plan.cas.Models.Lookup(id); ok && plan.cas.Providers[m.Provider] != nil && plan.cas.Providers[m.Provider].Kind() == cascade.KindBuiltin {
-				return nil, usageErr("eval: --judge %s: the built-in model cannot answer questions; pick another model", id)
+				return nil, nil, usageErr("eval: --judge %s: the built-in model cannot answer questions; pick another model", id)
 			}
 		}
 		ready, missing := plan.cas.SplitByKey(plan.order)
 		if len(ready) == 0 {
-			return nil, usageErr("eval: no API key for the judge %s: set %s; or judge with a local server (--judge-base-url URL --judge-api-model NAME)", missing[0].Model, keyVars(missing, false))
+			return nil, nil, usageErr("eval: no API key for the judge %s: set %s; or judge with a local server (--judge-base-url URL --judge-api-model NAME)", missing[0].Model, keyVars(missing, false))
 		}
 		// A judge answers tersely ("Q1: not in the briefing"), and is
 		// asked for its most likely answer.
-		plan.cas.Settings.MinOutputChars = 1
-		plan.cas.Settings.Temperature = 0
+		eval.TuneJudgeCascade(plan.cas)
 		if err := useCache(f, plan.cas, opts.NoCache); err != nil {
-			return nil, usageErr("eval: %v", err)
+			return nil, nil, usageErr("eval: %v", err)
 		}
 	}
 	run := opts.JudgeRun
@@ -391,9 +418,9 @@ func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, error) {
 		run = plan.run
 	}
 	if err := replay.ValidRunName(run); err != nil {
-		return nil, usageErr("eval: --judge-run: %v", err)
+		return nil, nil, usageErr("eval: --judge-run: %v", err)
 	}
-	return &eval.JudgeOptions{Model: plan.gen, Order: plan.order, Judge: plan.order[0], Pack: pack, MaxQuestions: opts.JudgeQuestions, Run: run}, nil
+	return &eval.JudgeOptions{Model: plan.gen, Order: plan.order, Judge: plan.order[0], Pack: pack, MaxQuestions: opts.JudgeQuestions, Run: run}, plan.cas, nil
 }
 
 // judgeModelNames are the models --judge takes.

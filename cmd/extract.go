@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/agentbundle"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
@@ -41,13 +43,20 @@ type extractOptions struct {
 	Workers     int
 	Writers     int
 	GOOS        string
+	// From names an agent whose own session files to read instead of a
+	// database (claude-code or codex); Paths are the files or
+	// directories given.
+	From  string
+	Paths []string
+	// packChanged: the user chose the pack (flag or configuration).
+	packChanged bool
 }
 
 func newCmdExtract(f *Factory) *cobra.Command {
 	opts := &extractOptions{f: f, GOOS: runtime.GOOS}
 	c := &cobra.Command{
-		Use:   "extract",
-		Short: "Write one playground bundle per compression event of a stagewise database",
+		Use:   "extract [--from claude-code|codex [PATH]...]",
+		Short: "Write one playground bundle per compression event of a stagewise database, or per compaction a coding agent recorded",
 		Long: "Reads a stagewise agent database read-only, in one snapshot, finds every\n" +
 			"message that carries a stored briefing (compressedHistory), and writes one\n" +
 			"bundle per such compression event: system-prompt.md, user-message.md,\n" +
@@ -58,13 +67,42 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"experiments-data/history-compression/<channel>, or --out; a directory\n" +
 			"that already holds files is left alone unless --force. The default source\n" +
 			"is the live agentMessages table; --source history reads the stale legacy\n" +
-			"column as the upstream script does.",
+			"column as the upstream script does.\n\n" +
+			"With --from claude-code or --from codex it reads that agent's session files\n" +
+			"instead (the PATHs, files or directories; default the agent's own\n" +
+			"directory, ~/.claude/projects or ~/.codex/sessions) and writes one bundle\n" +
+			"per compaction the agent recorded: the history the compaction replaced,\n" +
+			"the summary the agent wrote as actual-output.md, and the prompts of the\n" +
+			"agent's built-in pack (or --pack). Bundles go to\n" +
+			"experiments-data/history-compression/<agent>, or --out.",
 		Example: "  compact extract\n" +
 			"  compact extract --channel nightly\n" +
 			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +
-			"  compact extract --db examples/stagewise/instances.sqlite --chat ff5dc157-1738-4824-a458-f29a0cd9d0fb --json",
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+			"  compact extract --db examples/stagewise/instances.sqlite --chat ff5dc157-1738-4824-a458-f29a0cd9d0fb --json\n" +
+			"  compact extract --from claude-code ~/.claude/projects/-home-me-shop\n" +
+			"  compact extract --from codex --out runs/codex",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && opts.From == "" {
+				return usageErr("extract takes no arguments without --from (got %q); pass a database with --db", args[0])
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if opts.From != "" {
+				opts.packChanged = c.Flags().Changed("pack") || f.Config.Source("pack") != "default"
+				configDefault(c, f, "pack", "pack", &opts.Pack)
+				configDefault(c, f, "locale", "locale", &opts.Locale)
+				if !c.Flags().Changed("out") {
+					opts.Out = ""
+				}
+				for _, fl := range []string{"channel", "db", "source", "min-messages", "chat", "skills-dir", "profile"} {
+					if c.Flags().Changed(fl) {
+						return usageErr("--%s reads a stagewise database; --from %s reads the agent's session files", fl, opts.From)
+					}
+				}
+				return runExtractAgent(c.Context(), opts)
+			}
 			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
 				return err
 			}
@@ -91,6 +129,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	}
 	fl := c.Flags()
 	addChannelFlag(c, &opts.Channel, "read the desktop app's database of release channel `NAME`: "+strings.Join(extract.ChannelNames, ", "))
+	fl.StringVar(&opts.From, "from", "", "read the session files of `AGENT` instead of a database: "+strings.Join(agentbundle.Agents, " or "))
 	fl.StringVar(&opts.DB, "db", "", "read the database at `PATH` instead of the channel's")
 	fl.StringVar(&opts.Source, "source", extract.SourceMessages, "read messages from `SOURCE`: messages (the live table) or history (the stale legacy column)")
 	fl.IntVar(&opts.MinMessages, "min-messages", 6, "skip chats with fewer than `N` messages")
@@ -108,6 +147,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	fl.IntVar(&opts.Writers, "writers", 1, "goroutines creating the bundle files")
 	_ = fl.MarkHidden("writers")
 	completeValues(c, "source", extract.SourceMessages, extract.SourceHistory)
+	completeValues(c, "from", agentbundle.Agents...)
 	completeProfile(c)
 	completePack(c)
 	completeDBFlags(c)
@@ -208,4 +248,126 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compression event found: no chat of at least %s holds a stored briefing yet (lower --min-messages, or let the app compress a long chat first)\n", plural(opts.MinMessages, "message"))
 	}
 	return nil
+}
+
+// runExtractAgent writes the bundles of the compactions an agent recorded
+// in its session files (--from).
+func runExtractAgent(ctx context.Context, opts *extractOptions) error {
+	f := opts.f
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !slices.Contains(agentbundle.Agents, opts.From) {
+		return usageErr("--from: unknown agent %q (want %s)", opts.From, strings.Join(agentbundle.Agents, " or "))
+	}
+	packName := opts.Pack
+	if !opts.packChanged {
+		packName = opts.From
+	}
+	pack, err := prompt.Resolve(packName)
+	if err != nil {
+		return usageErr("--pack: %v", err)
+	}
+	locale := opts.Locale
+	if locale == "" {
+		locale = prompt.LocaleFromEnv(f.Getenv)
+	}
+	paths := opts.Paths
+	if len(paths) == 0 {
+		d, err := agentbundle.DefaultDir(opts.From, f.Getenv)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if _, err := os.Stat(d); err != nil {
+			return usageErr("no %s sessions at %s (%v): pass the session files or directories", opts.From, d, errors.Unwrap(err))
+		}
+		paths = []string{d}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return usageErr("%s: %v", p, errors.Unwrap(err))
+		}
+	}
+	out := opts.Out
+	if out == "" {
+		out = channelDir(f, opts.From)
+	}
+	out = filepath.Clean(out)
+	// Never write into the agent's own directories.
+	roots := slices.Clone(paths)
+	if d, err := agentbundle.DefaultDir(opts.From, f.Getenv); err == nil {
+		roots = append(roots, d)
+	}
+	for _, r := range roots {
+		if st, err := os.Stat(r); err == nil && !st.IsDir() {
+			r = filepath.Dir(r)
+		}
+		if within(out, r) {
+			return usageErr("--out %s is inside %s, where the agent keeps its sessions: write the bundles elsewhere", out, r)
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	prog := newProgress(f.IO)
+	sum, err := agentbundle.Run(ctx, agentbundle.Options{
+		Agent: opts.From, Paths: paths, OutDir: out, Force: opts.Force, Pack: pack, PackName: packName, Locale: locale, Getenv: f.Getenv,
+	}, agentbundle.Hooks{
+		Warn: func(w string) {
+			prog.clear()
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
+		},
+		Leftovers: func(n int, err error) {
+			prog.clear()
+			if err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: leftovers of an interrupted run: %v\n", err)
+			}
+			if n > 0 {
+				fmt.Fprintf(f.IO.ErrOut, "compact extract: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), out)
+			}
+		},
+		Removing: func() {
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: still removing; interrupt again to stop (the next run removes the rest)\n")
+		},
+		Progress: func(done, total, _ int) {
+			prog.show("extract: %d of %s", done, plural(total, "session file"))
+		},
+	})
+	prog.clear()
+	if err != nil {
+		var none *agentbundle.NoSessionsError
+		switch {
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
+			return interrupted("interrupted; %s left as it was", out)
+		case errors.As(err, &none):
+			return usageErr("%v; nothing written", err)
+		}
+		return err
+	}
+	if f.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	fmt.Fprintf(f.IO.Out, "%s, %s, %d skipped -> %s\n", plural(sum.Sessions, "session"), plural(sum.Bundles, "bundle"), sum.Sessions-sum.Extracted, sum.OutDir)
+	if sum.Unauditable > 0 && !f.IO.Quiet {
+		fmt.Fprintf(f.IO.ErrOut, "compact extract: %s without the agent's summary (unauditable: encrypted or missing): replay answers them; diff and eval skip them\n", plural(sum.Unauditable, "bundle"))
+	}
+	if sum.Bundles == 0 && !f.IO.Quiet {
+		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compaction found: none of the %s recorded one yet\n", plural(sum.Sessions, opts.From+" session"))
+	}
+	return nil
+}
+
+// within reports whether path is dir or under it (both cleaned, made
+// absolute where they can be).
+func within(path, dir string) bool {
+	if a, err := filepath.Abs(path); err == nil {
+		path = a
+	}
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }

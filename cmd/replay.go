@@ -413,6 +413,11 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	if locale == "" {
 		locale = prompt.LocaleFromEnv(f.Getenv)
 	}
+	if opts.Batch {
+		// The bundles are found as they are submitted: a channel of
+		// many is never held as a list.
+		return runReplayBatch(ctx, opts, plan, run, pack, locale)
+	}
 	bundles, err := replayBundles(f, opts)
 	if err != nil {
 		return err
@@ -429,10 +434,6 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	if err := useCache(f, plan.cas, opts.NoCache); err != nil {
 		return usageErr("replay: %v", err)
 	}
-	if opts.Batch {
-		return runReplayBatch(ctx, opts, plan.cas, plan.order, run, pack, locale, bundles)
-	}
-
 	stop := opts.Stop
 	if stop == nil {
 		var cancel context.CancelFunc

@@ -34,6 +34,9 @@ type Factory struct {
 	Getenv func(string) string
 	// CPUProfile names a file for a CPU profile of the run (hidden flag).
 	CPUProfile string
+	// Command is the name of the command running ("diff"), for the lines
+	// a helper shared by commands writes; "" before one runs.
+	Command string
 }
 
 // ExitError carries a process exit status with its error.
@@ -103,6 +106,7 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 			}
 			f.Config = st
 			f.IO.Quiet = f.Quiet
+			f.Command = c.Name()
 			if f.CPUProfile != "" {
 				pf, err := os.Create(f.CPUProfile)
 				if err != nil {

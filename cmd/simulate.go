@@ -34,6 +34,10 @@ type simulateOptions struct {
 	Chats   []string
 	JSONL   string
 	Leaf    string
+	// Files are the history files given as arguments; Format how to read
+	// them and --jsonl's (auto: sniffed).
+	Files  []string
+	Format string
 
 	Strategy        string
 	Compare         string
@@ -52,7 +56,7 @@ type simulateOptions struct {
 func newCmdSimulate(f *Factory) *cobra.Command {
 	opts := &simulateOptions{f: f, GOOS: runtime.GOOS}
 	c := &cobra.Command{
-		Use:   "simulate [--db PATH | --channel C] [--chat ID]... | --jsonl FILE [--leaf ID]",
+		Use:   "simulate [--db PATH | --channel C] [--chat ID]... | FILE... [--format F] [--leaf ID]",
 		Short: "Run whole histories through compression strategies offline, compare them, check the walk against the real boundaries",
 		Long: "Walks a history step by step (every assistant message is a step): at each\n" +
 			"step it estimates the context the model would be sent (system overhead plus\n" +
@@ -61,13 +65,18 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"compaction that does not shrink the context is undone; consecutive\n" +
 			"summarizer calls are capped).\n\n" +
 			"Input: chats of a stagewise database (--db, or the --channel's database;\n" +
-			"every chat, or the --chat ids), read as extract reads them, or a generic\n" +
-			"JSONL history (--jsonl; a tree is simulated along the branch to the newest\n" +
-			"leaf, or to --leaf).\n\n" +
+			"every chat, or the --chat ids), read as extract reads them, or history\n" +
+			"files (FILE..., or --jsonl FILE): a Claude Code session, a Codex rollout,\n" +
+			"a SWE-agent trajectory or a generic JSONL history, told apart by their\n" +
+			"content (or --format). A tree is simulated along the branch to the newest\n" +
+			"leaf, or to --leaf; an agent's session along its main thread, with the\n" +
+			"agent's live usage of each step beside the simulated context.\n\n" +
 			"Output: per chat a timeline table and a chart of the context over the steps;\n" +
 			"with --compare one table across strategies over all chats; with --sweep that\n" +
 			"table per value of a knob; with --against-recorded the simulated stagewise\n" +
-			"boundaries beside the ones the app stored. Each compaction is scored offline\n" +
+			"boundaries beside the ones the app stored, or, on agents' sessions, where\n" +
+			"each strategy (every one, or --strategy or --compare) would have compacted\n" +
+			"beside where the agent did. Each compaction is scored offline\n" +
 			"as compact eval scores a briefing: probes mined from the messages it\n" +
 			"replaced, answered by its summary or not (what a sliding window drops is\n" +
 			"lost); a second table, or a line per chat, adds them up, and --json gives\n" +
@@ -84,9 +93,11 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"  compact simulate --db examples/stagewise/instances.sqlite --sweep context_window=4000:16000:4000\n" +
 			"  compact simulate --db examples/stagewise/instances.sqlite --against-recorded --context-window 10000\n" +
 			"  compact simulate --jsonl examples/histories/branching.jsonl --strategy onyx --context-window 680\n" +
+			"  compact simulate ~/.claude/projects/-home-me-shop/SESSION.jsonl --against-recorded\n" +
 			"  compact simulate --channel release --chat 01047173-5fee-4fd1-841b-f445a3f0c50e --strategy summary-buffer",
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Files = args
 			opts.changed = c.Flags().Changed
 			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
 				return err
@@ -98,8 +109,9 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.DB, "db", "", "read the stagewise database at `PATH` (default: the channel's path for this OS)")
 	addChannelFlag(c, &opts.Channel, "release channel whose database to read: "+strings.Join(extract.ChannelNames, ", "))
 	fl.StringArrayVar(&opts.Chats, "chat", nil, "simulate only the chat with this `ID` (repeatable; default every chat)")
-	fl.StringVar(&opts.JSONL, "jsonl", "", "read a generic JSONL history from `FILE` instead of a database (- for stdin)")
-	fl.StringVar(&opts.Leaf, "leaf", "", "with --jsonl: simulate the branch ending at the message with this `ID`")
+	fl.StringVar(&opts.JSONL, "jsonl", "", "read the history in `FILE` instead of a database (- for stdin), as a FILE argument is read")
+	fl.StringVar(&opts.Format, "format", "auto", "read the history files as `FORMAT`: "+strings.Join(simulate.Formats, ", ")+" (auto: told by their content)")
+	fl.StringVar(&opts.Leaf, "leaf", "", "with a generic JSONL history: simulate the branch ending at the message with this `ID`")
 	fl.StringVar(&opts.Strategy, "strategy", strategy.NameStagewise, "simulate the strategy `NAME`: "+strings.Join(strategy.Names(), ", "))
 	fl.StringVar(&opts.Compare, "compare", "", "compare the strategies `NAME,NAME,...` over all chosen chats")
 	fl.StringVar(&opts.Sweep, "sweep", "", "the comparison table per value of a knob: `KNOB=FROM:TO:STEP` or KNOB=VALUE (knobs: see above)")
@@ -107,11 +119,12 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Tokenizer, "tokenizer", "", "count tokens with the `TOKENIZER` "+strings.Join(strategy.Tokenizers, " or ")+" instead of each strategy's estimator")
 	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the context window in `TOKENS` (default: the chat's model from context_windows, else the strategy's default)")
 	fl.IntVar(&opts.SystemOverhead, "system-overhead", 0, "`TOKENS` of system prompt and tools added to every step (default: the strategy's)")
-	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated stagewise boundaries beside the ones stored in the database")
+	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated boundaries beside the ones the app stored, or an agent's session recorded")
 	addJobsFlag(c, &opts.Jobs, 0, "simulations run in parallel (default: CPUs)")
 
 	completeValues(c, "strategy", strategy.Names()...)
 	completeValues(c, "tokenizer", strategy.Tokenizers...)
+	completeValues(c, "format", simulate.Formats...)
 	_ = c.RegisterFlagCompletionFunc("compare", completeStrategyList)
 	_ = c.RegisterFlagCompletionFunc("summarizer", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return summarizerValues(f), cobra.ShellCompDirectiveNoFileComp
@@ -203,19 +216,29 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	defer stop()
 
 	// Flags that do not go together.
-	jsonl := opts.JSONL != ""
+	files := slices.Clone(opts.Files)
+	if opts.JSONL != "" {
+		files = append([]string{opts.JSONL}, files...)
+	}
+	jsonl := len(files) > 0
 	if jsonl && (opts.DB != "" || changed("channel") || len(opts.Chats) > 0) {
-		return usageErr("--jsonl reads a file; --db, --channel and --chat read a database: choose one")
+		return usageErr("a history file is read alone; --db, --channel and --chat read a database: choose one")
 	}
-	if opts.Leaf != "" && !jsonl {
-		return usageErr("--leaf chooses a branch of a --jsonl history")
+	if !slices.Contains(simulate.Formats, opts.Format) {
+		return usageErr("--format: unknown format %q (want %s)", opts.Format, strings.Join(simulate.Formats, ", "))
 	}
-	if opts.AgainstRecorded && (opts.Compare != "" || opts.Sweep != "") {
-		return usageErr("--against-recorded goes with neither --compare nor --sweep")
+	if changed("format") && !jsonl {
+		return usageErr("--format reads history files; pass one (FILE or --jsonl FILE)")
 	}
-	if opts.AgainstRecorded {
-		if jsonl {
-			return usageErr("--against-recorded needs a stagewise database (--db or --channel), not --jsonl")
+	if opts.Leaf != "" && len(files) != 1 {
+		return usageErr("--leaf chooses a branch of one history file")
+	}
+	if opts.AgainstRecorded && opts.Sweep != "" {
+		return usageErr("--against-recorded does not go with --sweep")
+	}
+	if opts.AgainstRecorded && !jsonl {
+		if opts.Compare != "" {
+			return usageErr("--against-recorded on a database simulates the stagewise strategy; --compare goes with agents' session files")
 		}
 		if opts.Strategy != strategy.NameStagewise {
 			return usageErr("--against-recorded simulates the stagewise strategy, not %s", opts.Strategy)
@@ -231,16 +254,16 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		return usageErr("--tokenizer: unknown tokenizer %q (want %s)", opts.Tokenizer, strings.Join(strategy.Tokenizers, " or "))
 	}
 	if opts.Summarizer == "recorded" && jsonl {
-		return usageErr("--summarizer recorded replays the briefings of a stagewise database; a JSONL history has none")
+		return usageErr("--summarizer recorded replays the briefings of a stagewise database; a history file has none")
 	}
 
 	so := simulate.Options{
 		Strategies:      []string{opts.Strategy},
-		Compare:         opts.Compare != "",
+		Compare:         opts.Compare != "" && !opts.AgainstRecorded,
 		AgainstRecorded: opts.AgainstRecorded,
 		Jobs:            opts.Jobs,
 	}
-	if so.Compare {
+	if opts.Compare != "" {
 		names, err := simulate.ParseStrategies(opts.Compare)
 		if err != nil {
 			return usageErr("--compare: %v", err)
@@ -287,10 +310,14 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	var inputs []*simulate.Input
 	var warnings []string
 	if jsonl {
-		var in *simulate.Input
-		in, warnings, err = simulate.ReadJSONL(opts.JSONL, f.IO.In, opts.Leaf)
-		if in != nil {
-			inputs = []*simulate.Input{in}
+		for _, p := range files {
+			in, ws, rerr := simulate.ReadFile(p, opts.Format, f.IO.In, opts.Leaf, f.Config.ContextWindows())
+			warnings = append(warnings, ws...)
+			if rerr != nil {
+				err = rerr
+				break
+			}
+			inputs = append(inputs, in)
 		}
 	} else {
 		var db string
@@ -304,6 +331,10 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	if err != nil {
 		return simErr(err)
+	}
+	if opts.AgainstRecorded && opts.Compare == "" && !changed("strategy") && agentSessions(inputs) {
+		// Where would each strategy have compacted?
+		so.Strategies = strategy.Names()
 	}
 
 	rep, err := simulate.Run(ctx, inputs, so)
@@ -319,6 +350,16 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: hint: %s\n", hint)
 	}
 	return err
+}
+
+// agentSessions reports whether any input is an agent's session.
+func agentSessions(inputs []*simulate.Input) bool {
+	for _, in := range inputs {
+		if s := in.History.Source; s != convo.SourceStagewise && s != convo.SourceJSONL {
+			return true
+		}
+	}
+	return false
 }
 
 // simErr gives an error of internal/simulate its exit status.

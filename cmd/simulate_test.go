@@ -344,6 +344,15 @@ func TestSimulateBadJSONL(t *testing.T) {
 	}
 }
 
+// simNotes is a file in no format compact reads.
+func simNotes(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(p, []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestSimulateUsageErrors(t *testing.T) {
 	db := simSampleDB(t)
 	jl := simExample("linear.jsonl")
@@ -353,16 +362,21 @@ func TestSimulateUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"jsonl and db", []string{"--jsonl", jl, "--db", db}, "choose one"},
-		{"leaf without jsonl", []string{"--db", db, "--leaf", "x"}, "--leaf chooses a branch of a --jsonl history"},
+		{"leaf without jsonl", []string{"--db", db, "--leaf", "x"}, "--leaf chooses a branch of one history file"},
 		{"unknown leaf", []string{"--jsonl", jl, "--leaf", "nope"}, `--leaf "nope": no message has that id`},
 		{"unknown strategy", []string{"--db", db, "--strategy", "magic"}, `unknown strategy "magic"`},
 		{"unknown strategy in compare", []string{"--db", db, "--compare", "onyx,magic"}, `unknown strategy "magic"`},
 		{"bad sweep", []string{"--db", db, "--sweep", "threshold"}, "want knob=from:to:step"},
 		{"unknown knob", []string{"--db", db, "--sweep", "colour=1:2:1"}, `unknown knob "colour"`},
 		{"against recorded with jsonl", []string{"--jsonl", jl, "--against-recorded"}, "needs a stagewise database"},
-		{"against recorded with compare", []string{"--db", db, "--against-recorded", "--compare", "onyx"}, "goes with neither"},
+		{"against recorded with compare", []string{"--db", db, "--against-recorded", "--compare", "onyx"}, "--compare goes with agents' session files"},
+		{"against recorded with sweep", []string{"--db", db, "--against-recorded", "--sweep", "threshold=0.5"}, "does not go with --sweep"},
+		{"format without a file", []string{"--db", db, "--format", "codex"}, "--format reads history files"},
+		{"unknown format", []string{"--jsonl", jl, "--format", "cursor"}, `--format: unknown format "cursor"`},
+		{"not a history", []string{simNotes(t)}, "not a history compact reads (tried claude-code, codex, swe-agent and the generic JSONL)"},
+		{"leaf of an agent's session", []string{"../testdata/agents/codex/rollout-44444444-4444-4444-8444-444444444444.jsonl", "--leaf", "x"}, "--leaf chooses a branch of a generic JSONL history"},
 		{"against recorded with another strategy", []string{"--db", db, "--against-recorded", "--strategy", "onyx"}, "simulates the stagewise strategy"},
-		{"recorded summaries of a jsonl", []string{"--jsonl", jl, "--summarizer", "recorded"}, "a JSONL history has none"},
+		{"recorded summaries of a jsonl", []string{"--jsonl", jl, "--summarizer", "recorded"}, "a history file has none"},
 		{"unknown summarizer", []string{"--db", db, "--summarizer", "oracle"}, "want builtin, recorded, model:ID or cascade"},
 		{"unknown model", []string{"--db", db, "--summarizer", "model:gpt-9"}, `unknown model "gpt-9"`},
 		{"unknown tokenizer", []string{"--db", db, "--tokenizer", "p50k"}, `unknown tokenizer "p50k"`},
@@ -443,6 +457,8 @@ func simCompactions(t *testing.T, args []string) map[string]int {
 		Histories json.RawMessage         `json:"histories"`
 		Rows      []simulate.Row          `json:"rows"`
 		Chats     []simulate.RecordedChat `json:"chats"`
+		// Against the compactions of agents' sessions.
+		Sessions []simulate.AgentRecorded `json:"sessions"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %v", args, err)
@@ -462,6 +478,11 @@ func simCompactions(t *testing.T, args []string) map[string]int {
 	}
 	for _, c := range got.Chats {
 		n[strategy.NameStagewise] += c.Simulated
+	}
+	for _, c := range got.Sessions {
+		for _, st := range c.Strategies {
+			n[st.Strategy] += len(st.Compactions)
+		}
 	}
 	if len(n) == 0 {
 		t.Fatalf("%v: no figures in %s", args, out)

@@ -1,25 +1,30 @@
-// Package batch owns replays through the providers' batch APIs (compact
-// replay --batch, compact batch status|collect|cancel): every model of the
-// cascade is one tier, and each tier's requests go to its provider as one
-// or more batches (split at the provider's limits). Collecting a tier
-// writes the accepted answers exactly where an interactive replay writes
-// its own (<bundle>/replays/<run>/output.md and replay.json, with
-// batch: {provider, id}), and sends the errors, the expired or cancelled
-// requests and the answers too short to the next tier's batch.
+// Package batch owns the runs through the providers' batch APIs: compact
+// replay --batch, compact eval --judge --batch (judge.go), and compact
+// batch status|collect|cancel. Every model of the cascade is one tier,
+// and each tier's requests go to its provider as one or more batches
+// (split at the provider's limits). Collecting a tier writes the accepted
+// answers exactly where the interactive command writes its own (a
+// replay's <bundle>/replays/<run>/output.md and replay.json, with batch:
+// {provider, id}; the judge's <bundle>/judge/<run>.json), and sends the
+// errors, the expired or cancelled requests and the answers too short to
+// the next tier's batch.
 //
-// A run's state lives in <dir>/.batches/<run>/state.json: the models in
-// cascade order, every provider batch id, each request's custom id and
-// bundles, what was collected, and the cost ledger. It is written through
-// a temporary file and a rename, and held by a lock while a submit, collect
-// or cancel changes it, so a run can be collected in another process or on
-// another machine, and two collects never race. Collect is idempotent: a
-// result already on disk is not written again, and a crash between writing
-// results and recording them only means they are read again.
+// A run's state lives in <dir>/.batches/<run>/: a small head, state.json
+// (the models in cascade order, every provider batch id, what was
+// collected, the tallies and the cost ledger), and the per-request state
+// in items/, logs read and written a line at a time (see State), so that
+// memory does not grow with the number of bundles. The head is written
+// through a temporary file and a rename once the logs are synced, and the
+// run is held by a lock while a submit, collect or cancel changes it, so
+// a run can be collected in another process or on another machine, and
+// two collects never race. Collect is idempotent: a result already on
+// disk is not written again, and a crash between writing results and
+// committing them only means they are read again.
 //
 // Requests share the response cache's content hash (cascade.BatchRequest):
-// a custom id is the first CustomIDLen hex digits of the cache key, a
-// request whose answer is cached is answered from the cache and never
-// submitted, and every accepted batch answer goes into the cache.
+// a custom id starts with the first CustomIDLen hex digits of the cache
+// key, a request whose answer is cached is answered from the cache and
+// never submitted, and every accepted batch answer goes into the cache.
 //
 // Provider clients are the official SDKs' batch clients: go-openai
 // (CreateBatch, RetrieveBatch, CancelBatch, GetFileContent),
@@ -38,18 +43,10 @@ import (
 	"github.com/compactlab/compact/internal/config"
 )
 
-// CustomIDLen is the length of a custom id: that many hex digits of the
-// request's response cache key (128 bits). Anthropic allows at most 64
-// characters of [a-zA-Z0-9_-].
+// CustomIDLen is the number of hex digits of a request's response cache
+// key (128 bits) that start its custom id (see CustomID). Anthropic allows
+// at most 64 characters of [a-zA-Z0-9_-].
 const CustomIDLen = 32
-
-// CustomID is the custom id of a request whose response cache key is key.
-func CustomID(key string) string {
-	if len(key) > CustomIDLen {
-		return key[:CustomIDLen]
-	}
-	return key
-}
 
 // Limits bound one provider batch; a tier with more requests, or more
 // bytes, is split into several batches. 0: no limit.

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/compactlab/compact/internal/cascade"
@@ -26,9 +27,8 @@ func (r *runner) poll(ctx context.Context, b *Batch) (poll, error) {
 }
 
 // collectEnded collects every batch that has ended and is not collected
-// yet, recording each as soon as its results are written.
+// yet, committing each as soon as its results are written.
 func (r *runner) collectEnded(ctx context.Context) error {
-	var byBatch map[string][]*Item
 	for _, b := range r.st.Batches {
 		if b.Collected {
 			continue
@@ -43,32 +43,25 @@ func (r *runner) collectEnded(ctx context.Context) error {
 		if !p.Ended {
 			continue
 		}
-		if byBatch == nil {
-			byBatch = map[string][]*Item{}
-			for _, it := range r.st.Items {
-				if it.State == ItemSubmitted {
-					byBatch[it.Batch] = append(byBatch[it.Batch], it)
-				}
-			}
-		}
-		if err := r.collect(ctx, b, p, byBatch[b.ID]); err != nil {
+		if err := r.collect(ctx, b, p); err != nil {
 			return err
 		}
 		b.Collected, b.CollectedAt = true, r.stamp()
 		r.rep.Collected = append(r.rep.Collected, b.ID)
 		r.progress("collected %s batch %s (%s): %d requests", b.Provider, b.ID, b.Status, b.Requests)
-		if err := r.save(); err != nil {
+		if err := r.commit(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// collect writes the results of the ended batch b, whose bundles are
-// items: accepted answers land in replays/<run>/, the others go to the
-// next tier (or get their failed record at the last). The requests the
-// results leave out (a batch expired, cancelled or failed) failed too.
-func (r *runner) collect(ctx context.Context, b *Batch, p poll, items []*Item) error {
+// collect writes the results of the ended batch b: accepted answers go
+// to the job, the others to the next tier (or, at the last, to the job
+// as failed). The requests the results leave out (a batch expired,
+// cancelled or failed) failed too. The batch's requests are read from
+// its record a line at a time, found by their custom ids.
+func (r *runner) collect(ctx context.Context, b *Batch, p poll) error {
 	svc, err := r.service(r.st.Tiers[b.Tier])
 	if err != nil {
 		return err
@@ -78,31 +71,35 @@ func (r *runner) collect(ctx context.Context, b *Batch, p poll, items []*Item) e
 	if err != nil {
 		return err
 	}
-	idx := map[string][]*Item{}
-	var order []string // the custom ids, first seen first
-	for _, it := range items {
-		c := CustomID(it.Key)
-		if _, ok := idx[c]; !ok {
-			order = append(order, c)
-		}
-		idx[c] = append(idx[c], it)
+	bf, err := openBatchFile(r.logs.path(b.File), b.Requests)
+	if err != nil {
+		return fmt.Errorf("%s batch %s: %w", b.Provider, b.ID, err)
 	}
+	defer bf.close()
 	factor := 1 - r.st.Discount
 	var latency int64
 	if t, err := time.Parse(time.RFC3339Nano, b.SubmittedAt); err == nil {
 		latency = r.now().Sub(t).Milliseconds()
 	}
-	seen := map[string]bool{}
+	seen := make([]bool, b.Requests)
 	g, gctx := r.parallel(ctx)
 	err = svc.results(gctx, b.ID, p, func(res result) error {
-		its := idx[res.CustomID]
-		if len(its) == 0 || seen[res.CustomID] {
+		n, ok := parseCustomID(res.CustomID)
+		if !ok || n >= len(seen) || seen[n] {
 			r.rep.Unknown++
 			return nil
 		}
-		seen[res.CustomID] = true
+		it, err := bf.item(n)
+		if err != nil {
+			return fmt.Errorf("%s batch %s: %w (the run's state is damaged)", b.Provider, b.ID, err)
+		}
+		if CustomID(it.Key, n) != res.CustomID {
+			r.rep.Unknown++
+			return nil
+		}
+		seen[n] = true
 		br := base
-		br.Key = its[0].Key
+		br.Key = it.Key
 		row := LedgerRow{Requests: 1}
 		var a cascade.Attempt
 		text := ""
@@ -126,7 +123,7 @@ func (r *runner) collect(ctx context.Context, b *Batch, p poll, items []*Item) e
 		r.st.Ledger.charge(r.st, b.Tier, row)
 		r.mu.Unlock()
 		cid, cached := res.CustomID, res.Cached
-		g.Go(func() error { return r.settle(its, a, text, cached, b, cid) })
+		g.Go(func() error { return r.settle(it, a, text, cached, b, cid) })
 		return gctx.Err()
 	})
 	if gerr := g.Wait(); gerr != nil {
@@ -147,18 +144,32 @@ func (r *runner) collect(ctx context.Context, b *Batch, p poll, items []*Item) e
 	if p.Expired {
 		outcome = cascade.OutcomeTimeout
 	}
-	for _, c := range order {
-		if seen[c] {
+	for n, ok := range seen {
+		if ok {
 			continue
 		}
+		it, err := bf.item(n)
+		if err != nil {
+			return fmt.Errorf("%s batch %s: %w (the run's state is damaged)", b.Provider, b.ID, err)
+		}
 		br := base
-		br.Key = idx[c][0].Key
+		br.Key = it.Key
 		a := r.cas.FailedBatchAttempt(br, outcome, fmt.Sprintf("no result (%s batch %s, %s): %s", b.Provider, b.ID, b.Status, why), 0, cascade.Usage{}, factor)
 		a.LatencyMs = latency
 		r.st.Ledger.charge(r.st, b.Tier, LedgerRow{Failed: 1})
-		if err := r.settle(idx[c], a, "", 0, b, c); err != nil {
+		if err := r.settle(it, a, "", 0, b, CustomID(it.Key, n)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// settle takes a batch request out of its batch with its attempt a:
+// answered (a's outcome ok, text the answer) or failed.
+func (r *runner) settle(it *Item, a cascade.Attempt, text string, cached int64, b *Batch, customID string) error {
+	r.tally(func(c *ItemCounts) { c.Submitted-- })
+	if a.Outcome != cascade.OutcomeOK {
+		return r.advance(it, a, b, customID)
+	}
+	return r.job.answered(it, append(slices.Clone(it.Attempts), a), text, cached, b, customID)
 }

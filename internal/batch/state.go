@@ -2,7 +2,6 @@ package batch
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,55 +20,112 @@ const (
 	// DirBatches is the directory, beside the bundles, holding one
 	// directory per batch run.
 	DirBatches = ".batches"
-	// FileState is a run's state.
+	// FileState is a run's head: everything but the per-request state.
 	FileState = "state.json"
+	// DirItems holds the per-request state (see State).
+	DirItems = "items"
 	// uploadPrefix starts the temporary upload files in a run's directory.
 	uploadPrefix = ".upload-"
 	stateTmp     = "." + FileState + ".tmp-"
 )
 
-// stateVersion changes when the state's format does.
-const stateVersion = 1
+// stateVersion changes when the state's format does. Version 1 held
+// every bundle in state.json.
+const stateVersion = 2
 
-// Item states.
+// Run kinds.
 const (
-	ItemQueued    = "queued"    // to be submitted at Tier
-	ItemSubmitted = "submitted" // in Batch at Tier
-	ItemDone      = "done"      // a result was written (or it could not be read)
+	KindReplay = "replay" // compact replay --batch
+	KindJudge  = "judge"  // compact eval --judge --batch
 )
 
-// Item outcomes, once done.
+// Item outcomes, as the report counts them.
 const (
-	OutcomeOK      = "ok"      // answered; output.md written
-	OutcomeFailed  = "failed"  // every model failed; the record says why
-	OutcomeSkipped = "skipped" // answered before, for the same run, models and prompts
+	OutcomeOK      = "ok"      // answered; output.md (or the judge record) written
+	OutcomeFailed  = "failed"  // every model failed; a replay's record says why
+	OutcomeSkipped = "skipped" // answered before (replay), or nothing to judge
 	OutcomeError   = "error"   // the bundle could not be read; no record
 )
 
-// State is a batch run: .batches/<run>/state.json.
+// State is a batch run. Its head, .batches/<run>/state.json, is small
+// whatever the number of bundles: the models, the provider batches, the
+// tallies and the ledger, and where each log of items/ ends. The
+// per-request state is in items/, read and written a line at a time:
+//
+//	items/bundles.jsonl    the run's bundles, in order (one JSON string a line)
+//	items/queue-<t>.jsonl  the requests waiting for tier t (Item lines)
+//	items/b-<n>.jsonl      the requests of one provider batch (Item lines),
+//	items/b-<n>.idx        and where each line starts (8 bytes each)
+//	items/problems.jsonl   the bundles that failed or could not be read
+//	items/judge/<n>.json   a judge run's answers so far for bundle n
+//
+// The logs only grow; the head says how much of each is committed, and
+// what a killed process appended past that is cut off when the log is
+// next appended to. The head is replaced through a temporary file and a
+// rename after the logs are synced: it is the commit point.
 type State struct {
 	Version int    `json:"version"`
 	Run     string `json:"run"`
+	Kind    string `json:"kind"`
 	// Models are the tiers, in cascade order.
 	Models []string `json:"models"`
 	Tiers  []Tier   `json:"tiers"`
 	// Pack is the prompt pack the requests were built with ("" for the
-	// bundles' own files), Locale its number format.
+	// bundles' own files), Locale its number format (replay).
 	Pack     string  `json:"pack,omitempty"`
 	Locale   string  `json:"locale,omitempty"`
 	Discount float64 `json:"discount"`
 	// Force: bundles answered before were sent again (--force).
-	Force       bool   `json:"force,omitempty"`
-	ToolVersion string `json:"toolVersion"`
-	CreatedAt   string `json:"createdAt"`
-	UpdatedAt   string `json:"updatedAt"`
+	Force bool `json:"force,omitempty"`
+	// Judge is what a judge run asks (KindJudge).
+	Judge       *JudgeSpec `json:"judge,omitempty"`
+	ToolVersion string     `json:"toolVersion"`
+	CreatedAt   string     `json:"createdAt"`
+	UpdatedAt   string     `json:"updatedAt"`
 	// Cancelled: compact batch cancel stopped the run; nothing more is
 	// submitted.
 	Cancelled bool     `json:"cancelled,omitempty"`
 	Batches   []*Batch `json:"batches"`
-	Items     []*Item  `json:"items"`
-	Ledger    Ledger   `json:"ledger"`
+	// NextBatch numbers the item files of the next batch.
+	NextBatch int `json:"nextBatch"`
+	// Bundles, Queues (one per tier) and Problems are the logs of items/.
+	Bundles  Log   `json:"bundles"`
+	Queues   []Log `json:"queues"`
+	Problems Log   `json:"problems"`
+	// Counts tally the bundles' outcomes and the requests waiting.
+	Counts ItemCounts `json:"counts"`
+	// Settled (judge): bit n is set once bundle n's answers are all in
+	// (its grade was queued) or one failed.
+	Settled []byte `json:"settled,omitempty"`
+	Ledger  Ledger `json:"ledger"`
 }
+
+// JudgeSpec is what a judge run asks, so that a collect in another
+// process asks the same.
+type JudgeSpec struct {
+	// Run names the records, <bundle>/judge/<Run>.json.
+	Run   string `json:"run"`
+	Judge string `json:"judge"`
+	// Pack is the judge pack's directory ("" for the built-in one), and
+	// PackHash its content's hash: a collect refuses a pack changed since.
+	Pack         string   `json:"pack,omitempty"`
+	PackHash     string   `json:"packHash"`
+	MaxQuestions int      `json:"maxQuestions"`
+	Runs         []string `json:"runs,omitempty"`
+}
+
+// Log is a file of JSON lines in items/: Lines and Bytes are committed.
+// A queue is read from the front: Read lines (ReadBytes bytes) are taken.
+type Log struct {
+	File      string `json:"file"`
+	Lines     int    `json:"lines"`
+	Bytes     int64  `json:"bytes"`
+	Read      int    `json:"read,omitempty"`
+	ReadBytes int64  `json:"readBytes,omitempty"`
+}
+
+// waiting is the number of lines not taken yet.
+func (l *Log) waiting() int { return l.Lines - l.Read }
 
 // Tier is one model of the cascade.
 type Tier struct {
@@ -85,8 +141,11 @@ type Batch struct {
 	Tier     int    `json:"tier"`
 	Provider string `json:"provider"`
 	Kind     string `json:"kind"`
-	// Requests is the number of requests (distinct custom ids), Items
-	// the bundles they answer, Bytes the size uploaded.
+	// File names its requests' item files, items/<File>.jsonl and .idx.
+	File string `json:"file"`
+	// Requests is the number of requests, Items the bundles they answer
+	// (the same: one request a bundle, or a judge call), Bytes the size
+	// uploaded.
 	Requests    int    `json:"requests"`
 	Items       int    `json:"items"`
 	Bytes       int64  `json:"bytes"`
@@ -109,25 +168,29 @@ type Counts struct {
 	Pending   int `json:"pending"`
 }
 
-// Item is one bundle.
+// Item is one request of a run, on its way through the tiers: a bundle's
+// replay, or one call of the judge on a bundle.
 type Item struct {
+	// N is the bundle's place in the run (items/bundles.jsonl).
+	N int `json:"n"`
 	// Bundle is the bundle's directory relative to the run's root, with
 	// slashes (absolute when it is not under the root).
-	Bundle    string `json:"bundle"`
+	Bundle string `json:"bundle"`
+	// Part (judge): "answer" from the briefing Name, or "grade".
+	Part string `json:"part,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Names (judge answers): the bundle's briefings when it was queued.
+	Names []string `json:"names,omitempty"`
+	// The prompts' hashes, recorded when the request is first built: a
+	// bundle changed since is an error.
 	SystemSha string `json:"systemSha256,omitempty"`
 	UserSha   string `json:"userSha256,omitempty"`
-	// Tier is the index of the model the bundle is at.
-	Tier  int    `json:"tier"`
-	State string `json:"state"`
-	// Batch and Key: the batch the request is in and the request's
-	// response cache key (its custom id is CustomID(Key)).
-	Batch string `json:"batch,omitempty"`
-	Key   string `json:"key,omitempty"`
+	// Tier is the index of the model the request is at.
+	Tier int `json:"tier"`
+	// Key is the request's response cache key, once built.
+	Key string `json:"key,omitempty"`
 	// Attempts are those of the tiers that failed, first to last.
 	Attempts  []cascade.Attempt `json:"attempts,omitempty"`
-	Outcome   string            `json:"outcome,omitempty"`
-	Model     string            `json:"model,omitempty"`
-	Error     string            `json:"error,omitempty"`
 	StartedAt string            `json:"startedAt,omitempty"`
 }
 
@@ -159,13 +222,11 @@ var ErrBusy = errors.New("batch run busy")
 // ErrNoRun is returned when root holds no state for a run.
 var ErrNoRun = errors.New("no batch run")
 
-// maxStateBytes bounds what is read of a state file: about 350 bytes a
-// bundle, so some three million bundles.
-const maxStateBytes = 1 << 30
+// maxStateBytes bounds what is read of a head: its batches, and a bit
+// per bundle of a judge run.
+const maxStateBytes = 256 << 20
 
-// readState reads dir/state.json. The items are decoded one at a time
-// (a state holds one per bundle), and their repeated strings (models,
-// states, times, the system prompt's hash) share memory.
+// readState reads dir/state.json.
 func readState(dir string) (*State, error) {
 	path := filepath.Join(dir, FileState)
 	f, err := os.Open(path)
@@ -176,90 +237,47 @@ func readState(dir string) (*State, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := decodeState(bufio.NewReaderSize(io.LimitReader(f, maxStateBytes), 64<<10))
+	data, err := fsutil.ReadLimit(f, path, maxStateBytes)
 	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, fmt.Errorf("%s: %v (the file is damaged; submit the run again under another --run)", path, err)
 	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("%s: state version %d, this compact reads %d", path, st.Version, stateVersion)
+	if v.Version != stateVersion {
+		return nil, fmt.Errorf("%s: state version %d, this compact reads %d; submit the run again under another --run", path, v.Version, stateVersion)
 	}
-	return st, nil
-}
-
-// decodeState reads a state object: every field but items as a whole,
-// items one by one.
-func decodeState(r io.Reader) (*State, error) {
-	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	head := map[string]json.RawMessage{}
 	st := &State{}
-	intern := map[string]string{}
-	in := func(s *string) {
-		if v, ok := intern[*s]; ok {
-			*s = v
-		} else if len(intern) < 1024 {
-			intern[*s] = *s
-		}
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := t.(string)
-		if key != "items" {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, err
-			}
-			head[key] = raw
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			if t == nil && err == nil {
-				continue // "items": null
-			}
-			return nil, fmt.Errorf("items: not a list")
-		}
-		for dec.More() {
-			it := &Item{}
-			if err := dec.Decode(it); err != nil {
-				return nil, fmt.Errorf("items[%d]: %v", len(st.Items), err)
-			}
-			for _, s := range []*string{&it.SystemSha, &it.State, &it.Batch, &it.Outcome, &it.Model, &it.StartedAt} {
-				in(s)
-			}
-			st.Items = append(st.Items, it)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
-		}
-	}
-	data, err := json.Marshal(head)
-	if err != nil {
-		return nil, err
-	}
-	items := st.Items
 	if err := json.Unmarshal(data, st); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %v (the file is damaged; submit the run again under another --run)", path, err)
 	}
-	st.Items = items
+	if st.Kind == "" {
+		st.Kind = KindReplay
+	}
+	if len(st.Queues) != len(st.Tiers) {
+		return nil, fmt.Errorf("%s: %d queues for %d models (the file is damaged)", path, len(st.Queues), len(st.Tiers))
+	}
 	return st, nil
 }
 
 // writeState replaces dir/state.json through a temporary file and a
-// rename: a reader sees the old state or the new one. The items are
-// written one at a time.
+// rename: a reader sees the old head or the new one.
 func writeState(dir string, st *State) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
 	f, err := fsutil.CreateTemp(dir, stateTmp, "")
 	if err != nil {
 		return err
 	}
 	name := f.Name()
 	defer fsutil.Release(name)
-	err = encodeState(f, st)
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -276,38 +294,6 @@ func writeState(dir string, st *State) error {
 	return nil
 }
 
-func encodeState(w io.Writer, st *State) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	head := *st
-	head.Items = nil
-	data, err := json.Marshal(&head)
-	if err != nil {
-		return err
-	}
-	// {"version":…,"items":null,…}: the items go where null is.
-	const null = `"items":null`
-	i := bytes.Index(data, []byte(null))
-	if i < 0 {
-		return fmt.Errorf("state: no items field")
-	}
-	bw.Write(data[:i])
-	bw.WriteString(`"items":[`)
-	for n, it := range st.Items {
-		if n > 0 {
-			bw.WriteByte(',')
-		}
-		b, err := json.Marshal(it)
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-	}
-	bw.WriteByte(']')
-	bw.Write(data[i+len(null):])
-	bw.WriteByte('\n')
-	return bw.Flush()
-}
-
 // lockRun holds dir for the life of a submit, collect or cancel: a second
 // one fails at once rather than racing.
 func lockRun(dir string) (func(), error) {
@@ -321,25 +307,148 @@ func lockRun(dir string) (func(), error) {
 	// Leftovers of a killed run: temporary state and upload files.
 	fsutil.CleanStale(dir, stateTmp)
 	fsutil.CleanStale(dir, uploadPrefix)
+	fsutil.CleanStale(filepath.Join(dir, DirItems, dirJudge), scratchTmp)
 	return release, nil
 }
 
-// tier reports whether st has pending work: items not done.
-func (st *State) pending() int {
-	n := 0
-	for _, it := range st.Items {
-		if it.State != ItemDone {
-			n++
-		}
-	}
-	return n
+// pending is the number of requests not settled: queued or in batches.
+func (st *State) pending() int { return st.Counts.Queued + st.Counts.Submitted }
+
+func (st *State) settled(n int) bool {
+	return n/8 < len(st.Settled) && st.Settled[n/8]&(1<<(n%8)) != 0
 }
 
-func (st *State) batch(id string) *Batch {
-	for _, b := range st.Batches {
-		if b.ID == id {
-			return b
+func (st *State) settle(n int) {
+	for len(st.Settled) <= n/8 {
+		st.Settled = append(st.Settled, 0)
+	}
+	st.Settled[n/8] |= 1 << (n % 8)
+}
+
+// ---- logs ----
+
+// logs are the open appenders of a run's logs, by file.
+type logs struct {
+	dir   string
+	files map[string]*os.File
+}
+
+func (l *logs) path(name string) string { return filepath.Join(l.dir, DirItems, name) }
+
+// append writes v as one line at the end of lg: lg's committed end the
+// first time in this process (what a killed one left past it goes).
+// Not buffered: a reader of the same log sees the line at once.
+func (l *logs) append(lg *Log, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	f := l.files[lg.File]
+	if f == nil {
+		if err := os.MkdirAll(filepath.Join(l.dir, DirItems), 0o755); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(l.path(lg.File), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		if err := f.Truncate(lg.Bytes); err != nil {
+			f.Close()
+			return err
+		}
+		if _, err := f.Seek(lg.Bytes, io.SeekStart); err != nil {
+			f.Close()
+			return err
+		}
+		l.files[lg.File] = f
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", l.path(lg.File), err)
+	}
+	lg.Lines++
+	lg.Bytes += int64(len(data))
+	return nil
+}
+
+// sync makes what was appended durable, before the head that commits it
+// is written.
+func (l *logs) sync() error {
+	for _, f := range l.files {
+		if err := f.Sync(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+func (l *logs) close() {
+	for name, f := range l.files {
+		f.Close()
+		delete(l.files, name)
+	}
+}
+
+// readLines calls fn with each line of lg from line from (at byte off),
+// up to its committed end; fn gets the line without its newline and its
+// size with it. The slice is reused.
+func readLines(path string, off int64, lines int, fn func(line []byte, size int64) error) error {
+	if lines <= 0 {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	br := &lineReader{r: bufio.NewReaderSize(f, 64<<10)}
+	for range lines {
+		line, err := br.next()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("%s: %w (the run's state is damaged)", path, err)
+		}
+		if err := fn(line[:len(line)-1], int64(len(line))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxItemLine bounds one line of items/: an item carries the attempts of
+// the tiers it failed at, each error cut to a few kilobytes.
+const maxItemLine = 64 << 20
+
+// lineReader reads lines of any length up to maxItemLine.
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+}
+
+// next is the next line, with its newline; io.EOF when there is no
+// complete line left.
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	for {
+		part, err := l.r.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			l.buf = append(l.buf, part...)
+			if len(l.buf) > maxItemLine {
+				return nil, fmt.Errorf("a line over %d bytes", maxItemLine)
+			}
+			continue
+		case err != nil:
+			return nil, err
+		case len(l.buf) == 0:
+			return part, nil
+		}
+		l.buf = append(l.buf, part...)
+		return l.buf, nil
+	}
 }

@@ -1,90 +1,225 @@
 package batch
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/fsutil"
-	"github.com/compactlab/compact/internal/replay"
 )
 
-// upload is a batch being written: its file and what it holds.
+// upload is a batch being written: the provider's upload (a temporary
+// file) and the run's record of its requests, items/<name>.jsonl, one
+// Item a line, with items/<name>.idx, where each line starts.
 type upload struct {
 	f     *os.File
 	size  int64
 	n     int
-	items []*Item
-	cids  []string
+	name  string
+	items *os.File
+	iw    *bufio.Writer
+	idx   *os.File
+	xw    *bufio.Writer
+	off   int64
 }
 
-func (u *upload) discard() {
-	if u == nil {
-		return
+func (r *runner) newUpload(form uploadFormat) (*upload, error) {
+	f, err := fsutil.CreateTemp(r.dir, uploadPrefix, ".jsonl")
+	if err != nil {
+		return nil, err
 	}
-	name := u.f.Name()
-	u.f.Close()
-	os.Remove(name)
-	fsutil.Release(name)
+	up := &upload{f: f, name: fmt.Sprintf("b-%06d", r.st.NextBatch+1)}
+	if err := os.MkdirAll(filepath.Join(r.dir, DirItems), 0o755); err == nil {
+		up.items, err = os.Create(r.logs.path(up.name + ".jsonl"))
+		if err == nil {
+			up.idx, err = os.Create(r.logs.path(up.name + ".idx"))
+		}
+	}
+	if err == nil {
+		_, err = f.WriteString(form.prefix)
+	}
+	if err != nil {
+		up.discard()
+		return nil, err
+	}
+	up.iw, up.xw = bufio.NewWriterSize(up.items, 64<<10), bufio.NewWriterSize(up.idx, 16<<10)
+	up.size = int64(len(form.prefix))
+	return up, nil
 }
 
-// submitQueued sends every queued bundle to its tier's batches, first tier
-// first (a bundle that fails before it is sent moves on to the next tier
-// in the same call).
-func (r *runner) submitQueued(ctx context.Context) error {
-	for t := range r.st.Tiers {
-		var queued []*Item
-		for _, it := range r.st.Items {
-			if it.State == ItemQueued && it.Tier == t {
-				queued = append(queued, it)
-			}
-		}
-		if len(queued) == 0 {
-			continue
-		}
-		if r.st.Cancelled {
-			if err := r.dropCancelled(queued); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := r.submitTier(ctx, t, queued); err != nil {
-			if serr := r.save(); serr != nil && err == nil {
-				err = serr
-			}
+// add writes one request: line to the upload, it to the record.
+func (up *upload) add(form uploadFormat, line []byte, it *Item) error {
+	if up.n > 0 {
+		if _, err := up.f.WriteString(form.sep); err != nil {
 			return err
 		}
-		if err := r.save(); err != nil {
+		up.size += int64(len(form.sep))
+	}
+	if _, err := up.f.Write(line); err != nil {
+		return err
+	}
+	up.size += int64(len(line))
+	data, err := json.Marshal(it)
+	if err != nil {
+		return err
+	}
+	var off [8]byte
+	binary.LittleEndian.PutUint64(off[:], uint64(up.off))
+	up.xw.Write(off[:])
+	up.iw.Write(data)
+	up.iw.WriteByte('\n')
+	up.off += int64(len(data)) + 1
+	up.n++
+	return nil
+}
+
+// finish ends the upload and makes the record durable, before the batch
+// is created.
+func (up *upload) finish(form uploadFormat) error {
+	if _, err := up.f.WriteString(form.suffix); err != nil {
+		return err
+	}
+	up.size += int64(len(form.suffix))
+	for _, w := range []struct {
+		b *bufio.Writer
+		f *os.File
+	}{{up.iw, up.items}, {up.xw, up.idx}} {
+		if err := w.b.Flush(); err != nil {
+			return err
+		}
+		if err := w.f.Sync(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// dropCancelled ends the queued bundles of a cancelled run: those tried
-// before get their failed record, the others no record.
-func (r *runner) dropCancelled(items []*Item) error {
-	for _, it := range items {
-		msg := "the run was cancelled (compact batch cancel) before the bundle was sent to " + r.st.Tiers[it.Tier].Model
-		if len(it.Attempts) == 0 {
-			finish(it, OutcomeError, "", msg)
-			continue
-		}
-		rec := r.record(it, it.Attempts, nil, "")
-		rec.Error += "; " + msg
-		if err := r.write(it, rec, ""); err != nil {
-			return err
-		}
-		finish(it, OutcomeFailed, "", rec.Error)
+// discard removes the upload's temporary file and closes the record
+// (kept: the batch names it, or the next batch's overwrites it).
+func (up *upload) discard() {
+	if up == nil {
+		return
 	}
-	return r.save()
+	name := up.f.Name()
+	up.f.Close()
+	os.Remove(name)
+	fsutil.Release(name)
+	for _, f := range []*os.File{up.items, up.idx} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
-// submitTier sends items to tier t: answered from the cache where it can,
-// the others in as many batches as the provider's limits ask for.
-func (r *runner) submitTier(ctx context.Context, t int, items []*Item) error {
+// CustomID is the custom id of the request on line line of its batch's
+// record, whose response cache key is key: the first CustomIDLen hex
+// digits of the key, a dash, the line. Unique within a batch, it finds
+// the request in the record without an index held in memory.
+func CustomID(key string, line int) string {
+	if len(key) > CustomIDLen {
+		key = key[:CustomIDLen]
+	}
+	return key + "-" + strconv.Itoa(line)
+}
+
+// parseCustomID is the line of a custom id.
+func parseCustomID(id string) (int, bool) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	return n, err == nil && n >= 0
+}
+
+// commitEvery is how many requests settled without a batch (from the
+// cache, skipped) are committed at a time.
+const commitEvery = 1000
+
+// submitQueued sends every queued request to its tier's batches, first
+// tier first, until no queue has any left (a request that fails before
+// it is sent moves on to the next tier's queue; a judge's grade joins the
+// first tier's once its answers are in).
+func (r *runner) submitQueued(ctx context.Context) error {
+	for {
+		any := false
+		for t := range r.st.Tiers {
+			if r.st.Queues[t].waiting() == 0 {
+				continue
+			}
+			any = true
+			var err error
+			if r.st.Cancelled {
+				err = r.dropCancelled(t)
+			} else {
+				err = r.submitTier(ctx, t)
+			}
+			if err == nil {
+				err = r.commit()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !any {
+			return nil
+		}
+	}
+}
+
+// take calls fn with each request waiting in tier t's queue, in order;
+// a request is taken once fn returns without an error.
+func (r *runner) take(t int, fn func(it *Item) error) error {
+	q := &r.st.Queues[t]
+	for q.waiting() > 0 {
+		err := readLines(r.logs.path(q.File), q.ReadBytes, q.waiting(), func(line []byte, size int64) error {
+			it := &Item{}
+			if err := json.Unmarshal(line, it); err != nil {
+				return fmt.Errorf("%s: %v (the run's state is damaged)", r.logs.path(q.File), err)
+			}
+			if err := fn(it); err != nil {
+				return err
+			}
+			q.Read++
+			q.ReadBytes += size
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// took counts a request out of the queues.
+func (r *runner) took() { r.tally(func(c *ItemCounts) { c.Queued-- }) }
+
+// dropCancelled ends the queued requests of a cancelled run: those tried
+// before fail with their attempts, the others are errors.
+func (r *runner) dropCancelled(t int) error {
+	return r.take(t, func(it *Item) error {
+		r.took()
+		msg := "the run was cancelled (compact batch cancel) before the request was sent to " + r.st.Tiers[t].Model
+		if len(it.Attempts) == 0 {
+			return r.job.broken(it, msg)
+		}
+		return r.job.failed(it, it.Attempts, msg, nil, "")
+	})
+}
+
+// submitTier sends tier t's queue: answered from the cache where it can,
+// the others in as many batches as the provider's limits ask for. Each
+// batch is committed as soon as it is created.
+func (r *runner) submitTier(ctx context.Context, t int) error {
 	tier := r.st.Tiers[t]
 	svc, err := r.service(tier)
 	if err != nil {
@@ -92,203 +227,166 @@ func (r *runner) submitTier(ctx context.Context, t int, items []*Item) error {
 	}
 	lim := r.s.Limits[tier.Kind]
 	form := svc.format()
-	// Requests already in a batch of this round, by custom id ("" while
-	// in the upload being written): bundles with the same request share it.
-	inRound := map[string]string{}
 	var up *upload
 	defer func() { up.discard() }()
 	flush := func() error {
 		if up == nil || up.n == 0 {
 			return nil
 		}
-		if _, err := up.f.WriteString(form.suffix); err != nil {
-			return err
+		if err := up.finish(form); err != nil {
+			return fmt.Errorf("write the upload in %s: %w", r.dir, err)
 		}
-		up.size += int64(len(form.suffix))
 		id, err := svc.create(ctx, tier, up.f, up.size, up.n, "compact "+r.st.Run)
 		if err != nil {
 			return fmt.Errorf("submit %d requests for %s to %s: %s", up.n, tier.Model, tier.Provider, r.cas.Redact(err.Error()))
 		}
-		b := &Batch{ID: id, Tier: t, Provider: tier.Provider, Kind: tier.Kind, Requests: up.n, Items: len(up.items), Bytes: up.size,
+		b := &Batch{ID: id, Tier: t, Provider: tier.Provider, Kind: tier.Kind, File: up.name, Requests: up.n, Items: up.n, Bytes: up.size,
 			SubmittedAt: r.stamp(), Status: "submitted", Counts: Counts{Total: up.n, Pending: up.n}}
 		r.st.Batches = append(r.st.Batches, b)
-		for _, it := range up.items {
-			it.State, it.Batch = ItemSubmitted, id
-		}
-		for _, c := range up.cids {
-			inRound[c] = id
-		}
+		r.st.NextBatch++
+		r.tally(func(c *ItemCounts) { c.Submitted += up.n })
 		r.rep.Submitted = append(r.rep.Submitted, id)
 		r.progress("submitted %s batch %s: %d requests for %s", tier.Provider, id, up.n, tier.Model)
 		up.discard()
 		up = nil
-		// Recorded at once: a batch the state does not name would be
+		// Committed at once: a batch the state does not name would be
 		// paid for and never collected.
-		return r.save()
+		return r.commit()
 	}
-	for _, it := range items {
+	settled := 0
+	err = r.take(t, func(it *Item) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%w: %v", ErrInterrupted, err)
 		}
-		in, skip, err := r.input(it)
+		if up == nil && settled >= commitEvery {
+			if err := r.commit(); err != nil {
+				return err
+			}
+			settled = 0
+		}
+		in, skip, err := r.job.input(it)
 		if err != nil {
-			finish(it, OutcomeError, "", err.Error())
-			continue
+			settled++
+			r.took()
+			return r.job.broken(it, r.cas.Redact(err.Error()))
 		}
 		if skip {
-			continue
+			settled++
+			r.took()
+			return nil
 		}
 		br, err := r.cas.BatchRequest(tier.Model, in)
 		if err != nil {
-			finish(it, OutcomeError, "", r.cas.Redact(err.Error()))
-			continue
+			settled++
+			r.took()
+			return r.job.broken(it, r.cas.Redact(err.Error()))
 		}
-		if a, text, ok := r.cas.CachedAnswer(br); ok {
-			if err := r.settle([]*Item{it}, a, text, 0, nil, ""); err != nil {
-				return err
-			}
-			r.st.Ledger.charge(r.st, t, LedgerRow{FromCache: 1, SavedUSD: a.SavedUSD})
-			continue
-		}
-		cid := CustomID(br.Key)
 		it.Key = br.Key
-		if id, seen := inRound[cid]; seen {
-			if id == "" {
-				up.items = append(up.items, it)
-			} else {
-				it.State, it.Batch = ItemSubmitted, id
-				r.st.batch(id).Items++
-			}
-			continue
+		if a, text, ok := r.cas.CachedAnswer(br); ok {
+			settled++
+			r.took()
+			r.mu.Lock()
+			r.st.Ledger.charge(r.st, t, LedgerRow{FromCache: 1, SavedUSD: a.SavedUSD})
+			r.mu.Unlock()
+			return r.job.answered(it, append(slices.Clone(it.Attempts), a), text, 0, nil, "")
 		}
-		line, err := svc.encode(cid, br)
+		n := 0
+		if up != nil {
+			n = up.n
+		}
+		line, err := svc.encode(CustomID(br.Key, n), br)
 		if err != nil {
-			a := r.cas.FailedBatchAttempt(br, cascade.OutcomeError, "the request could not be encoded: "+err.Error(), 0, cascade.Usage{}, 1)
-			if err := r.fail(it, a, nil, ""); err != nil {
-				return err
-			}
-			continue
+			settled++
+			r.took()
+			return r.advance(it, r.cas.FailedBatchAttempt(br, cascade.OutcomeError, "the request could not be encoded: "+err.Error(), 0, cascade.Usage{}, 1), nil, "")
 		}
-		alone := int64(len(form.prefix) + len(line) + len(form.suffix))
-		if lim.MaxBytes > 0 && alone > lim.MaxBytes {
+		if alone := int64(len(form.prefix) + len(line) + len(form.suffix)); lim.MaxBytes > 0 && alone > lim.MaxBytes {
 			msg := fmt.Sprintf("the request is %d bytes, over the %s batch limit of %d bytes (batch.limits.%s.max_bytes)", alone, tier.Kind, lim.MaxBytes, tier.Kind)
-			if err := r.fail(it, r.cas.FailedBatchAttempt(br, cascade.OutcomeError, msg, 0, cascade.Usage{}, 1), nil, ""); err != nil {
-				return err
-			}
-			continue
+			settled++
+			r.took()
+			return r.advance(it, r.cas.FailedBatchAttempt(br, cascade.OutcomeError, msg, 0, cascade.Usage{}, 1), nil, "")
 		}
 		if up != nil && (lim.MaxRequests > 0 && up.n+1 > lim.MaxRequests ||
 			lim.MaxBytes > 0 && up.size+int64(len(form.sep)+len(line)+len(form.suffix)) > lim.MaxBytes) {
 			if err := flush(); err != nil {
 				return err
 			}
+			if line, err = svc.encode(CustomID(br.Key, 0), br); err != nil {
+				return err
+			}
 		}
 		if up == nil {
-			f, err := fsutil.CreateTemp(r.dir, uploadPrefix, ".jsonl")
-			if err != nil {
+			if up, err = r.newUpload(form); err != nil {
 				return err
 			}
-			up = &upload{f: f}
-			if _, err := f.WriteString(form.prefix); err != nil {
-				return err
-			}
-			up.size = int64(len(form.prefix))
 		}
-		if up.n > 0 {
-			if _, err := up.f.WriteString(form.sep); err != nil {
-				return err
-			}
-			up.size += int64(len(form.sep))
-		}
-		if _, err := up.f.Write(line); err != nil {
+		if err := up.add(form, line, it); err != nil {
 			return fmt.Errorf("write the upload in %s: %w", r.dir, err)
 		}
-		up.size += int64(len(line))
-		up.n++
-		up.items = append(up.items, it)
-		up.cids = append(up.cids, cid)
-		inRound[cid] = ""
+		r.took()
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return flush()
 }
 
-// input reads an item's request. The first time, it records the prompts'
-// hashes and skips a bundle answered before for the run (unless the run
-// was submitted with --force); later, a bundle whose prompts changed
-// since is an error.
-func (r *runner) input(it *Item) (cascade.Input, bool, error) {
-	req, err := replay.BuildRequest(r.path(it), r.pack, r.st.Pack, r.st.Locale)
+// batchFile is the record of a batch's requests, read a line at a time.
+type batchFile struct {
+	items, idx *os.File
+	size       int64
+	n          int
+}
+
+func openBatchFile(path string, n int) (*batchFile, error) {
+	items, err := os.Open(path + ".jsonl")
 	if err != nil {
-		return cascade.Input{}, false, err
+		return nil, fmt.Errorf("the batch's record: %w (the run's state is damaged)", err)
 	}
-	sys, user := replay.Sha256(req.Input.System), replay.Sha256(req.Input.User)
-	if it.SystemSha == "" {
-		it.SystemSha, it.UserSha = sys, user
-		if !r.force && !r.st.Force {
-			if old, ok := replay.Answered(r.path(it), r.st.Run, r.st.Models, sys, user); ok {
-				finish(it, OutcomeSkipped, *old.Model, "")
-				return cascade.Input{}, true, nil
-			}
-		}
-	} else if it.SystemSha != sys || it.UserSha != user {
-		return cascade.Input{}, false, errors.New("the bundle's prompts changed since the batch run was submitted; replay it again")
+	idx, err := os.Open(path + ".idx")
+	if err != nil {
+		items.Close()
+		return nil, fmt.Errorf("the batch's record: %w (the run's state is damaged)", err)
 	}
-	return req.Input, false, nil
+	st, err := items.Stat()
+	if err != nil {
+		items.Close()
+		idx.Close()
+		return nil, err
+	}
+	return &batchFile{items: items, idx: idx, size: st.Size(), n: n}, nil
 }
 
-// fail records a failed attempt: the bundle goes to the next tier, or,
-// at the last, gets its failed record.
-func (r *runner) fail(it *Item, a cascade.Attempt, b *Batch, customID string) error {
-	attempts := append(append([]cascade.Attempt{}, it.Attempts...), a)
-	if it.Tier+1 < len(r.st.Tiers) {
-		r.mu.Lock()
-		it.Attempts = attempts
-		it.Tier++
-		it.State, it.Batch, it.Key = ItemQueued, "", ""
-		r.mu.Unlock()
-		return nil
-	}
-	rec := r.record(it, attempts, b, customID)
-	if b == nil || !r.onDisk(it, b, customID) {
-		if err := r.write(it, rec, ""); err != nil {
-			return err
-		}
-	}
-	r.mu.Lock()
-	finish(it, OutcomeFailed, "", rec.Error)
-	r.mu.Unlock()
-	return nil
+func (f *batchFile) close() {
+	f.items.Close()
+	f.idx.Close()
 }
 
-// settle ends the items sharing one request with its attempt a: answered
-// (a's outcome ok, text the answer) or failed. The first item carries the
-// cost; the others, as a rerun through the cache would, cost nothing and
-// save as much. cached are the provider's prompt-cache tokens.
-func (r *runner) settle(items []*Item, a cascade.Attempt, text string, cached int64, b *Batch, customID string) error {
-	for i, it := range items {
-		att := a
-		if i > 0 && a.Outcome == cascade.OutcomeOK && !a.Cached {
-			att.Cached, att.SavedUSD, att.CostUSD = true, a.CostUSD, 0
-		}
-		if att.Outcome != cascade.OutcomeOK {
-			if err := r.fail(it, att, b, customID); err != nil {
-				return err
-			}
-			continue
-		}
-		if b == nil || !r.onDisk(it, b, customID) {
-			attempts := append(append([]cascade.Attempt{}, it.Attempts...), att)
-			rec := r.record(it, attempts, b, customID)
-			if i == 0 {
-				rec.CachedInputTokens = cached
-			}
-			if err := r.write(it, rec, text); err != nil {
-				return err
-			}
-		}
-		r.mu.Lock()
-		finish(it, OutcomeOK, att.Model, "")
-		r.mu.Unlock()
+// item reads the request on line n (safe for concurrent use).
+func (f *batchFile) item(n int) (*Item, error) {
+	if n < 0 || n >= f.n {
+		return nil, fmt.Errorf("no line %d", n)
 	}
-	return nil
+	var b [16]byte
+	k, err := f.idx.ReadAt(b[:], int64(n)*8)
+	if k < 8 {
+		return nil, fmt.Errorf("%s: %v", f.idx.Name(), err)
+	}
+	start, end := int64(binary.LittleEndian.Uint64(b[:8])), f.size
+	if k == 16 {
+		end = int64(binary.LittleEndian.Uint64(b[8:]))
+	}
+	if start < 0 || end > f.size || end-start > maxItemLine || end <= start {
+		return nil, fmt.Errorf("%s: line %d out of bounds", f.items.Name(), n)
+	}
+	data := make([]byte, end-start)
+	if _, err := f.items.ReadAt(data, start); err != nil && err != io.EOF {
+		return nil, err
+	}
+	it := &Item{}
+	if err := json.Unmarshal(data, it); err != nil {
+		return nil, fmt.Errorf("%s line %d: %v", f.items.Name(), n, err)
+	}
+	return it, nil
 }

@@ -7,7 +7,11 @@
 //     instead of stopping at the first;
 //   - ReadStagewise reads chats of a stagewise agent database the way
 //     `compact extract` reads them, keeping the decoded message (Raw) and the
-//     briefing the app stored on it (StoredSummary).
+//     briefing the app stored on it (StoredSummary);
+//   - FromSession turns an agent's session read by internal/agents (Claude
+//     Code, Codex, SWE-agent) into a History, with the live usage of each
+//     step, the compactions the agent recorded and the outcome of each
+//     tool call.
 //
 // It also renders generic messages back into the compact-history layout the
 // must-keep measures of internal/diff read (CompactHistory), and measures how many must-keep items of the compacted
@@ -65,7 +69,8 @@ import (
 	"github.com/compactlab/compact/internal/strategy"
 )
 
-// Sources of a History.
+// Sources of a History: the generic JSONL, a stagewise database, or an
+// agent's session (agents.ClaudeCode, agents.Codex, agents.SWEAgent).
 const (
 	SourceJSONL     = "jsonl"
 	SourceStagewise = "stagewise"
@@ -120,6 +125,18 @@ type History struct {
 	Origin []int `json:"-"`
 	// Problems are the lines or messages left out, in input order.
 	Problems []Problem `json:"problems"`
+
+	// What only an agent's session gives (FromSession): Usage[i] is the
+	// live context of the step of Branch[i] (tokens the agent sent, 0
+	// when not recorded), HasUsage whether any is; Recorded are the
+	// compactions the agent recorded; ContextWindow the model's window
+	// when the session gives it (0: unknown); Outcomes the marker suffix
+	// of each call (see RenderOptions.Outcomes).
+	Usage         []int64           `json:"-"`
+	HasUsage      bool              `json:"-"`
+	Recorded      []Recorded        `json:"recorded,omitempty"`
+	ContextWindow int               `json:"-"`
+	Outcomes      map[string]string `json:"-"`
 }
 
 // RawOnly returns the branch's messages that carry a decoded stagewise

@@ -27,26 +27,63 @@ import (
 // answering tool message decides the suffix the way the stagewise markers
 // do: " ✗ first line of the error", " → exit N" or " → timed out" (see
 // ToolFailure). System messages and other tool messages write nothing.
+//
+// CompactHistory is Render with only Previous and Profile set.
 func CompactHistory(msgs []strategy.Message, previous string, profile *serialize.Profile) string {
+	return Render(msgs, RenderOptions{Previous: previous, Profile: profile})
+}
+
+// RenderOptions tune Render.
+type RenderOptions struct {
+	// Previous is the summary the messages extend ("" none), written
+	// inside <previous-chat-history>.
+	Previous string
+	// Profile serializes stagewise messages (nil: e3e).
+	Profile *serialize.Profile
+	// Verbs names tool calls by the marker verbs internal/eval mines
+	// (MarkerVerb) and gives each the subject its verb calls for: the
+	// file of a read, edit, write, create or delete (one marker per file
+	// of an apply_patch), the command of a shell call. Without it a
+	// marker is named by the tool.
+	Verbs bool
+	// Cwd, when set, makes paths under it relative: the working
+	// directory's prefix is taken out of the whole rendering.
+	Cwd string
+	// Outcomes gives the suffix of a call's marker by call id, where the
+	// history knows it better than its result's text does (an agent's
+	// recorded error flag and exit status): " → exit N", " → ✓",
+	// " ✗ first line". A call without an entry is judged by ToolFailure.
+	Outcomes map[string]string
+}
+
+// Render renders msgs as a compact history (see CompactHistory and
+// RenderOptions).
+func Render(msgs []strategy.Message, opts RenderOptions) string {
 	var b strings.Builder
-	if previous != "" {
+	if opts.Previous != "" {
 		b.WriteString(serialize.PrevOpen)
-		b.WriteString(previous)
+		b.WriteString(opts.Previous)
 		b.WriteString(serialize.PrevClose)
 	}
-	compactTurns(msgs, profile, func(s string) {
+	compactTurns(msgs, &opts, func(s string) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(s)
 	})
-	return b.String()
+	out := b.String()
+	if cwd := strings.TrimRight(opts.Cwd, `/\`); cwd != "" {
+		esc := serialize.Esc(cwd)
+		out = strings.ReplaceAll(out, esc+"/", "")
+		out = strings.ReplaceAll(out, esc+`\`, "")
+	}
+	return out
 }
 
 // compactTurns calls turn with each turn of the compact history of msgs
-// (see CompactHistory; never ""), in order. Each turn is whole: a parser
+// (see Render; never ""), in order. Each turn is whole: a parser
 // reading the turns joined with "\n" reads the turns of each one alone.
-func compactTurns(msgs []strategy.Message, profile *serialize.Profile, turn func(string)) {
+func compactTurns(msgs []strategy.Message, opts *RenderOptions, turn func(string)) {
 	results := map[string]string{}
 	rawCalls := map[string]bool{}
 	for _, m := range msgs {
@@ -64,7 +101,7 @@ func compactTurns(msgs []strategy.Message, profile *serialize.Profile, turn func
 			continue
 		}
 		if m.Raw != nil {
-			if s := serialize.Serialize([]history.Value{withoutSummary(*m.Raw)}, serialize.Options{Profile: profile}); s != "" {
+			if s := serialize.Serialize([]history.Value{withoutSummary(*m.Raw)}, serialize.Options{Profile: opts.Profile}); s != "" {
 				turn(s)
 			}
 			continue
@@ -81,11 +118,20 @@ func compactTurns(msgs []strategy.Message, profile *serialize.Profile, turn func
 				if rawCalls[c.ID] {
 					continue
 				}
-				marker := "[" + c.Name + ": " + callSubject(c.Arguments)
-				if out, ok := results[c.ID]; ok {
-					marker += ToolFailure(out)
+				out, answered := results[c.ID]
+				suffix := ""
+				if s, ok := opts.Outcomes[c.ID]; ok {
+					suffix = s
+				} else if answered {
+					suffix = ToolFailure(out)
 				}
-				lines = append(lines, serialize.Esc(marker+"]"))
+				if !opts.Verbs {
+					lines = append(lines, serialize.Esc("["+c.Name+": "+callSubject(c.Arguments)+suffix+"]"))
+					continue
+				}
+				for _, mk := range callMarkers(c, out, opts.Cwd) {
+					lines = append(lines, serialize.Esc("["+mk+suffix+"]"))
+				}
 			}
 			if len(lines) > 0 {
 				turn("<assistant>" + strings.Join(lines, "\n") + "</assistant>")

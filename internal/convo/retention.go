@@ -100,7 +100,7 @@ func MeasureRetention(compacted []strategy.Message, summary string, profile *ser
 			}
 		}
 	}
-	compactTurns(compacted, profile, func(turn string) {
+	compactTurns(compacted, &RenderOptions{Profile: profile}, func(turn string) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}

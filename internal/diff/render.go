@@ -55,6 +55,9 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	p := painter{opt.Color}
 	if opt.Stat && len(r.Comparisons) > 1 {
 		writeSummaryText(bw, r, opt, p)
+		if r.Baseline != nil {
+			writeBaselineText(bw, r, commonRoot(r.Comparisons), opt.Worst)
+		}
 		return bw.Flush()
 	}
 	for i, c := range r.Comparisons {
@@ -70,6 +73,9 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	if ch := multiChains(r.Chains); len(ch) > 0 {
 		bw.WriteString("\n")
 		writeChainsText(bw, ch)
+	}
+	if r.Baseline != nil {
+		writeBaselineText(bw, r, commonRoot(r.Comparisons), 10)
 	}
 	writeFailedText(bw, r, p)
 	return bw.Flush()
@@ -429,13 +435,17 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// WriteMarkdown writes the report as markdown a person can paste into an
-// issue: the summary table and chains first, then one section per
-// comparison with its measures, lost items and (unless Stat) diffs in
-// collapsed blocks.
+// WriteMarkdown writes the report as markdown. Over more than one
+// comparison, or with a baseline, it is the comment a CI job posts on a
+// pull request: the summary (with a baseline, A, the baseline and B side
+// by side and the paths and decisions B lost that the baseline kept), the
+// --fail-on verdict, the opt.Worst worst bundles and chains; a screenful
+// whatever the number of bundles. Of one comparison, it is that
+// comparison for an issue: its measures, lost items and (unless Stat)
+// its diffs in collapsed blocks.
 func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	bw := bufio.NewWriter(w)
-	if opt.Stat && len(r.Comparisons) > 1 {
+	if len(r.Comparisons) > 1 || r.Baseline != nil {
 		writeSummaryMarkdown(bw, r, opt)
 		return bw.Flush()
 	}

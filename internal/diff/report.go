@@ -20,6 +20,9 @@ type Report struct {
 	// worse than A on one of them.
 	FailOn []string  `json:"failOn"`
 	Failed []Failure `json:"failed"`
+	// Baseline compares B with a baseline run (SetBaseline); nil without
+	// one.
+	Baseline *Baseline `json:"baseline,omitempty"`
 }
 
 // Failure is one comparison where B is worse than A on a gated measure.
@@ -404,6 +407,7 @@ type statReport struct {
 	Chains     []Chain       `json:"chains"`
 	FailOn     []string      `json:"failOn"`
 	Failed     []Failure     `json:"failed"`
+	Baseline   *Baseline     `json:"baseline,omitempty"`
 }
 
 // WriteStatJSON writes the summary only: no comparisons, the worst rows of
@@ -424,6 +428,7 @@ func (r *Report) WriteStatJSON(w io.Writer, worst int) error {
 		Chains:     chains,
 		FailOn:     r.FailOn,
 		Failed:     r.Failed,
+		Baseline:   r.Baseline,
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -461,7 +466,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	// The rest of the fields, re-indented.
 	buf.Reset()
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(reportTail{r.Errors, r.Summary, r.Chains, r.FailOn, r.Failed}); err != nil {
+	if err := enc.Encode(reportTail{r.Errors, r.Summary, r.Chains, r.FailOn, r.Failed, r.Baseline}); err != nil {
 		return err
 	}
 	bw.Write(bytes.TrimPrefix(buf.Bytes(), []byte("{\n")))
@@ -470,9 +475,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // reportTail is a report without its comparisons, in the same key order.
 type reportTail struct {
-	Errors  []BundleError `json:"errors"`
-	Summary Summary       `json:"summary"`
-	Chains  []Chain       `json:"chains"`
-	FailOn  []string      `json:"failOn"`
-	Failed  []Failure     `json:"failed"`
+	Errors   []BundleError `json:"errors"`
+	Summary  Summary       `json:"summary"`
+	Chains   []Chain       `json:"chains"`
+	FailOn   []string      `json:"failOn"`
+	Failed   []Failure     `json:"failed"`
+	Baseline *Baseline     `json:"baseline,omitempty"`
 }

@@ -60,8 +60,8 @@ func relTo(root, path string) string {
 	return path
 }
 
-// kSize is a size in a few characters: 523, 2.1k, 18k, 1.2M.
-func kSize(n int) string {
+// KSize is a size in a few characters: 523, 2.1k, 18k, 1.2M.
+func KSize(n int) string {
 	switch {
 	case n < 1000:
 		return strconv.Itoa(n)
@@ -84,7 +84,7 @@ func chainCells(xs []int) []string {
 			}
 			continue
 		}
-		out = append(out, kSize(x))
+		out = append(out, KSize(x))
 	}
 	return out
 }
@@ -243,7 +243,7 @@ func chainsHeadline(st ChainStats) string {
 		each = strconv.Itoa(st.Longest)
 	}
 	return fmt.Sprintf("%s of %s briefings; last briefing median A %s, B %s; largest A %s, B %s",
-		plural(st.Chains, "chain"), each, kSize(int(st.LastA+0.5)), kSize(int(st.LastB+0.5)), kSize(st.PeakA), kSize(st.PeakB))
+		plural(st.Chains, "chain"), each, KSize(int(st.LastA+0.5)), KSize(int(st.LastB+0.5)), KSize(st.PeakA), KSize(st.PeakB))
 }
 
 func writeSummaryText(w *bufio.Writer, r *Report, opt TextOptions, p painter) {
@@ -340,20 +340,29 @@ func writeSummaryMarkdown(w *bufio.Writer, r *Report, opt TextOptions) {
 	root := commonRoot(r.Comparisons)
 	fmt.Fprintf(w, "## compact diff: %s\n\n", summaryHeadline(r, root))
 	w.WriteString(summaryExplainAB + ".\n\n")
-	w.WriteString("| measure | A | B |\n|---|---:|---:|\n")
-	var spans []string
-	for _, row := range summaryRows(r) {
-		if row[1] == "" {
-			spans = append(spans, row[0]+": "+row[2]+".")
-			continue
+	if r.Baseline != nil {
+		writeBaselineMarkdown(w, r, root)
+		var worse []string
+		for _, m := range Measures {
+			worse = append(worse, fmt.Sprintf("%s in %d", m, r.Summary.Worse[m]))
 		}
-		label := row[0]
-		if strings.HasPrefix(label, "  ") {
-			label = "↳ " + strings.TrimSpace(label)
+		fmt.Fprintf(w, "Against A, B is worse on %s of %s.\n\n", strings.Join(worse, ", "), plural(r.Summary.Compared, "bundle"))
+	} else {
+		w.WriteString("| measure | A | B |\n|---|---:|---:|\n")
+		var spans []string
+		for _, row := range summaryRows(r) {
+			if row[1] == "" {
+				spans = append(spans, row[0]+": "+row[2]+".")
+				continue
+			}
+			label := row[0]
+			if strings.HasPrefix(label, "  ") {
+				label = "↳ " + strings.TrimSpace(label)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(label), mdCell(row[1]), mdCell(row[2]))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(label), mdCell(row[1]), mdCell(row[2]))
+		w.WriteString("\n" + strings.Join(spans, " ") + "\n\n")
 	}
-	w.WriteString("\n" + strings.Join(spans, " ") + "\n\n")
 	if len(r.FailOn) > 0 {
 		if len(r.Failed) == 0 {
 			fmt.Fprintf(w, "**fail-on %s: passed.**\n\n", strings.Join(r.FailOn, ","))

@@ -15,7 +15,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -513,12 +515,25 @@ func (o JudgeOptions) call(ctx context.Context, purpose string, in cascade.Input
 	return out.Text, c, nil
 }
 
-// Judge asks the questions of r's probes of an answerer that sees only one
-// briefing, for each briefing of r (texts by briefing name), then has the
-// judge grade all the answer sets in one call, in shuffled order. It sets
-// each BriefingScore's Judged and r.Judge, and writes the record when
-// opt.Run is set. A bundle without probes or briefings is left alone.
-func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt JudgeOptions) error {
+// JudgeTask is the judging of one bundle, in the judge's two steps: an
+// answer from each briefing, then one grade of them all. Judge takes both
+// at once; compact eval --judge --batch sends them through the providers'
+// batch APIs, the grade once every answer is in, possibly in another
+// process: a task is rebuilt from the bundle at each step, and asks the
+// same thing each time.
+type JudgeTask struct {
+	R         *BundleResult
+	Questions []Question
+	// Names are the briefings, in the bundle's order.
+	Names []string
+	pack  *JudgePack
+	opt   JudgeOptions
+	rec   *JudgeRecord
+}
+
+// NewJudgeTask is the judging of r with opt; nil when r has no question
+// to ask or no briefing to ask it of (such a bundle is left alone).
+func NewJudgeTask(r *BundleResult, opt JudgeOptions) *JudgeTask {
 	qs := Questions(r.Probes, opt.MaxQuestions)
 	if len(qs) == 0 || len(r.Briefings) == 0 {
 		return nil
@@ -527,52 +542,60 @@ func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt Ju
 	if pack == nil {
 		pack = DefaultJudgePack()
 	}
-	rec := &JudgeRecord{Judge: opt.Judge, Pack: pack.Name, PackHash: pack.Hash(), Questions: qs}
-	var names []string
+	t := &JudgeTask{R: r, Questions: qs, pack: pack, opt: opt,
+		rec: &JudgeRecord{Judge: opt.Judge, Pack: pack.Name, PackHash: pack.Hash(), Questions: qs}}
 	for _, b := range r.Briefings {
-		names = append(names, b.Name)
+		t.Names = append(t.Names, b.Name)
 	}
-	answers := map[string][]string{}
-	calls := make([]JudgeCall, len(names))
-	errs := make([]error, len(names))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			text, c, err := opt.call(ctx, "answer "+name, pack.AnswerPrompt(texts[name], qs))
-			calls[i], errs[i] = c, err
-			if err == nil {
-				mu.Lock()
-				answers[name] = ParseAnswers(text, len(qs))
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	rec.Calls = append(rec.Calls, calls...)
-	fail := func(err error) error {
-		r.Judge = rec.summary()
-		r.Judge.Error = err.Error()
-		return err
-	}
-	for i, err := range errs {
-		if err != nil {
-			return fail(fmt.Errorf("judge: answering from %s: %w", names[i], err))
+	return t
+}
+
+// AnswerInput is the answerer's request for one briefing's text.
+func (t *JudgeTask) AnswerInput(briefing string) cascade.Input {
+	return t.pack.AnswerPrompt(briefing, t.Questions)
+}
+
+// Order is the order the briefings' answer sets are shown to the judge in.
+func (t *JudgeTask) Order() []string { return shuffleOrder(t.Names, t.Questions) }
+
+// GradeInput is the judge's request for the answers (ParseAnswers of
+// each briefing's answer, by name), the sets in Order.
+func (t *JudgeTask) GradeInput(answers map[string][]string) cascade.Input {
+	t.rec.Order = t.Order()
+	return t.pack.GradePrompt(t.Questions, t.sets(answers))
+}
+
+func (t *JudgeTask) sets(answers map[string][]string) [][]string {
+	sets := make([][]string, len(t.rec.Order))
+	for i, name := range t.rec.Order {
+		sets[i] = answers[name]
+		if sets[i] == nil {
+			sets[i] = make([]string, len(t.Questions))
 		}
 	}
-	rec.Order = shuffleOrder(names, qs)
-	sets := make([][]string, len(rec.Order))
-	for i, name := range rec.Order {
-		sets[i] = answers[name]
-	}
-	text, c, err := opt.call(ctx, "grade", pack.GradePrompt(qs, sets))
-	rec.Calls = append(rec.Calls, c)
-	if err != nil {
-		return fail(fmt.Errorf("judge: grading: %w", err))
-	}
-	grades := ParseGrades(text, len(sets), len(qs))
+	return sets
+}
+
+// Fail records that the judging of the bundle stopped at err, after
+// calls: r.Judge carries them and the error, no record is written.
+func (t *JudgeTask) Fail(calls []JudgeCall, err error) error {
+	t.rec.Calls = append(t.rec.Calls, calls...)
+	t.R.Judge = t.rec.summary()
+	t.R.Judge.Error = err.Error()
+	return err
+}
+
+// Finish grades the answers with the judge's answer gradeText, writes the
+// record when the options name a run, and sets the scores of r's
+// briefings and r.Judge. calls are every call made: the answers', then
+// the grade's.
+func (t *JudgeTask) Finish(calls []JudgeCall, answers map[string][]string, gradeText string) error {
+	rec, qs, names := t.rec, t.Questions, t.Names
+	r := t.R
+	rec.Calls = append(rec.Calls, calls...)
+	rec.Order = t.Order()
+	sets := t.sets(answers)
+	grades := ParseGrades(gradeText, len(sets), len(qs))
 	for s, name := range rec.Order {
 		jb := JudgedBriefing{Name: name, Dimensions: map[string]float64{}, Kinds: map[Kind]float64{}}
 		kindSum, kindN := map[Kind]float64{}, map[Kind]int{}
@@ -609,21 +632,136 @@ func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt Ju
 		rec.CostUSD = cascade.RoundUSD(rec.CostUSD + c.CostUSD)
 		rec.SavedUSD = cascade.RoundUSD(rec.SavedUSD + c.SavedUSD)
 	}
-	if opt.Run != "" {
-		rec.File = filepath.Join(r.Bundle, JudgeDir, opt.Run+".json")
+	if t.opt.Run != "" {
+		rec.File = filepath.Join(r.Bundle, JudgeDir, t.opt.Run+".json")
 		if err := writeRecord(rec.File, rec); err != nil {
-			return fail(fmt.Errorf("judge: %w", err))
+			return t.Fail(nil, fmt.Errorf("judge: %w", err))
 		}
 	}
+	t.apply(rec)
+	return nil
+}
+
+// apply sets r's judged scores from rec.
+func (t *JudgeTask) apply(rec *JudgeRecord) {
+	r := t.R
 	for i := range rec.Briefings {
 		jb := rec.Briefings[i]
 		r.Briefing(jb.Name).Judged = &jb
 	}
 	r.Judge = rec.summary()
 	if unanswered := ungraded(rec); unanswered > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("judge: %d of %d answers got no grade (scored 0); see %s", unanswered, len(qs)*len(names), rec.File))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("judge: %d of %d answers got no grade (scored 0); see %s", unanswered, len(t.Questions)*len(t.Names), rec.File))
 	}
+}
+
+// Judge asks the questions of r's probes of an answerer that sees only one
+// briefing, for each briefing of r (texts by briefing name), then has the
+// judge grade all the answer sets in one call, in shuffled order. It sets
+// each BriefingScore's Judged and r.Judge, and writes the record when
+// opt.Run is set. A bundle without probes or briefings is left alone.
+func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt JudgeOptions) error {
+	t := NewJudgeTask(r, opt)
+	if t == nil {
+		return nil
+	}
+	names := t.Names
+	answers := map[string][]string{}
+	calls := make([]JudgeCall, len(names))
+	errs := make([]error, len(names))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			text, c, err := opt.call(ctx, "answer "+name, t.AnswerInput(texts[name]))
+			calls[i], errs[i] = c, err
+			if err == nil {
+				mu.Lock()
+				answers[name] = ParseAnswers(text, len(t.Questions))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return t.Fail(calls, fmt.Errorf("judge: answering from %s: %w", names[i], err))
+		}
+	}
+	text, c, err := opt.call(ctx, "grade", t.GradeInput(answers))
+	calls = append(calls, c)
+	if err != nil {
+		return t.Fail(calls, fmt.Errorf("judge: grading: %w", err))
+	}
+	return t.Finish(calls, answers, text)
+}
+
+// ErrNoJudgeRecord: a bundle has no judge record for the run.
+var ErrNoJudgeRecord = errors.New("no judge record")
+
+// ReadJudged sets r's judged scores from its record,
+// <bundle>/judge/<opt.Run>.json, as Judge sets them: what compact eval
+// --judge --batch reports once its batches are collected. The record must
+// be of the same judge, judge pack, questions and briefings; a bundle
+// with nothing to judge is left alone.
+func ReadJudged(r *BundleResult, opt JudgeOptions) error {
+	t := NewJudgeTask(r, opt)
+	if t == nil {
+		return nil
+	}
+	file := filepath.Join(r.Bundle, JudgeDir, opt.Run+".json")
+	fail := func(err error) error {
+		r.Judge = t.rec.summary()
+		r.Judge.Error = err.Error()
+		return err
+	}
+	data, err := fsutil.ReadFileLimit(file, 1<<30)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fail(fmt.Errorf("judge: %w: %s is missing", ErrNoJudgeRecord, file))
+		}
+		return fail(fmt.Errorf("judge: %w", err))
+	}
+	var rec JudgeRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return fail(fmt.Errorf("judge: %s: %v", file, err))
+	}
+	var names []string
+	for _, b := range rec.Briefings {
+		names = append(names, b.Name)
+	}
+	switch {
+	case rec.Judge != t.rec.Judge || rec.PackHash != t.rec.PackHash:
+		return fail(fmt.Errorf("judge: %s is of judge %s with pack %s, not %s with %s", file, rec.Judge, rec.PackHash, t.rec.Judge, t.rec.PackHash))
+	case !reflect.DeepEqual(rec.Questions, t.Questions) || !slices.Equal(names, t.Names):
+		return fail(fmt.Errorf("judge: %s asked other questions or of other briefings than the bundle has now; judge it again", file))
+	}
+	rec.File = file
+	t.apply(&rec)
 	return nil
+}
+
+// ReadJudgedAll runs ReadJudged over results; it returns the bundles
+// without a usable record (their offline scores stand).
+func ReadJudgedAll(results []*BundleResult, opt JudgeOptions) []BundleError {
+	var bad []BundleError
+	for _, r := range results {
+		if err := ReadJudged(r, opt); err != nil {
+			bad = append(bad, BundleError{Bundle: r.Bundle, Error: err.Error()})
+		}
+	}
+	return bad
+}
+
+// TuneJudgeCascade sets what the judge asks of the cascade it calls: an
+// answer as short as "Q1: not in the briefing" is an answer, and the most
+// likely one is wanted (temperature 0, where the model takes one). The
+// requests, and so their response cache keys, depend on it.
+func TuneJudgeCascade(c *cascade.Cascade) {
+	c.Settings.MinOutputChars = 1
+	c.Settings.Temperature = 0
 }
 
 func ungraded(rec *JudgeRecord) int {

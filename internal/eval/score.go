@@ -8,6 +8,7 @@ import (
 
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -87,7 +88,7 @@ type EvalOptions struct {
 // ScoreBriefing scores one briefing text against probes.
 func ScoreBriefing(name, text string, probes []Probe) BriefingScore {
 	b := NewBriefing(text)
-	s := BriefingScore{Name: name, Chars: len16(text), Kinds: map[Kind]Tally{}, Answers: make([]Answer, len(probes)), Lost: []int{}}
+	s := BriefingScore{Name: name, Chars: history.Len16(text), Kinds: map[Kind]Tally{}, Answers: make([]Answer, len(probes)), Lost: []int{}}
 	for i := range probes {
 		p := &probes[i]
 		ok, how := b.Check(p)
@@ -104,18 +105,6 @@ func ScoreBriefing(name, text string, probes []Probe) BriefingScore {
 		s.Kinds[p.Kind] = t
 	}
 	return s
-}
-
-func len16(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 // EvaluateBundle mines the probes of one bundle and scores its briefings:

@@ -26,17 +26,7 @@ func ReadJSONL(path string, stdin io.Reader, leaf string) (*Input, []string, err
 	if err != nil {
 		return nil, nil, &InputError{Err: err}
 	}
-	var warnings []string
-	for _, p := range h.Problems {
-		warnings = append(warnings, fmt.Sprintf("%s: %s", h.Name, p))
-	}
-	if len(h.Branch) == 0 {
-		if len(h.Problems) == 0 {
-			return nil, warnings, inputErr("%s holds no message (want one JSON object per line)", h.Name)
-		}
-		return nil, warnings, inputErr("%s: no usable line (%s reported above)", h.Name, plural(len(h.Problems), "problem"))
-	}
-	return &Input{History: h}, warnings, nil
+	return checkHistory(h)
 }
 
 // ReadDB reads the chats of the stagewise database at path (every chat

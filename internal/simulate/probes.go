@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
@@ -169,7 +168,7 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 	for i := range tl.Steps {
 		steps[tl.Steps[i].Step] = &tl.Steps[i]
 	}
-	cwd := j.in.History.Cwd
+	cwd, outcomes := j.in.History.Cwd, j.in.History.Outcomes
 	// Each worker takes a run of consecutive compactions: a summary is
 	// the previous briefing of the next one, which its Miner remembers.
 	score := func(lo, hi int) {
@@ -179,17 +178,17 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 			var hist, brief string
 			switch sc.Replaced {
 			case ReplacedSummarized:
-				hist = probeHistory(rec.messages(call[i]), rec.prev[call[i]], profile, cwd)
+				hist = probeHistory(rec.messages(call[i]), rec.prev[call[i]], profile, cwd, outcomes)
 				brief = sc.Summary
 			case ReplacedPruned:
-				hist, brief = pruned(branch, steps[sc.Step].Replaced, calls, j.cfg, profile, cwd)
+				hist, brief = pruned(branch, steps[sc.Step].Replaced, calls, j.cfg, profile, cwd, outcomes)
 			case ReplacedDropped:
 				rep := steps[sc.Step].Replaced
 				msgs := make([]strategy.Message, 0, len(rep))
 				for _, m := range rep {
 					msgs = append(msgs, branch[m])
 				}
-				hist = probeHistory(msgs, "", profile, cwd)
+				hist = probeHistory(msgs, "", profile, cwd, outcomes)
 			}
 			probes := miner.Mine(hist, eval.Options{})
 			bs := eval.ScoreBriefing("", brief, probes)
@@ -238,7 +237,7 @@ func detached(p *eval.Probe) eval.Probe {
 // selective-prune stubbed (the messages replaced that are tool results
 // with a known call), and the text the view still holds of them: the same
 // calls with the stubs as results, then each stub.
-func pruned(branch []strategy.Message, replaced []int, calls map[string]*strategy.ToolCall, cfg strategy.Config, profile *serialize.Profile, cwd string) (hist, brief string) {
+func pruned(branch []strategy.Message, replaced []int, calls map[string]*strategy.ToolCall, cfg strategy.Config, profile *serialize.Profile, cwd string, outcomes map[string]string) (hist, brief string) {
 	var full, stubbed []strategy.Message
 	var stubs []string
 	for _, k := range replaced {
@@ -259,7 +258,7 @@ func pruned(branch []strategy.Message, replaced []int, calls map[string]*strateg
 		return "", ""
 	}
 	var b strings.Builder
-	for _, t := range diff.ParseHistory(probeHistory(stubbed, "", profile, "")).Turns {
+	for _, t := range diff.ParseHistory(probeHistory(stubbed, "", profile, "", nil)).Turns {
 		b.WriteString(t.Text)
 		b.WriteByte('\n')
 	}
@@ -267,95 +266,15 @@ func pruned(branch []strategy.Message, replaced []int, calls map[string]*strateg
 		b.WriteString(s)
 		b.WriteByte('\n')
 	}
-	return probeHistory(full, "", profile, cwd), b.String()
+	return probeHistory(full, "", profile, cwd, outcomes), b.String()
 }
 
 // probeHistory renders msgs, after previous, as the compact history
-// eval.Mine reads, generic tool calls named by the marker verbs eval
-// knows (probeVerb). With a working directory, paths under it are made
-// relative to it, as the workspace-relative paths of a stagewise history
-// are.
-func probeHistory(msgs []strategy.Message, previous string, profile *serialize.Profile, cwd string) string {
-	h := convo.CompactHistory(withProbeVerbs(msgs), previous, profile)
-	if cwd = strings.TrimRight(cwd, "/"); cwd != "" {
-		h = strings.ReplaceAll(h, serialize.Esc(cwd)+"/", "")
-	}
-	return h
-}
-
-// withProbeVerbs is msgs with the tool calls of generic messages renamed
-// by probeVerb (msgs itself when nothing changes; a copy otherwise).
-func withProbeVerbs(msgs []strategy.Message) []strategy.Message {
-	out, copied := msgs, false
-	for i := range msgs {
-		m := &msgs[i]
-		if m.Raw != nil || len(m.ToolCalls) == 0 {
-			continue
-		}
-		if !copied {
-			out, copied = slices.Clone(msgs), true
-		}
-		tcs := slices.Clone(m.ToolCalls)
-		for c := range tcs {
-			tcs[c].Name = probeVerb(tcs[c].Name)
-		}
-		out[i].ToolCalls = tcs
-	}
-	return out
-}
-
-// probeVerbs maps tool names, lower-cased with '-', ' ' and '.' read as
-// '_', to the marker verbs eval reads as a file read, change, creation or
-// deletion. Other tools keep their name (probeVerb).
-var probeVerbs = map[string]string{}
-
-func init() {
-	for verb, names := range map[string]string{
-		"read":    "read read_file readfile view view_file cat open_file read_text_file get_file_contents fs_read",
-		"edited":  "edit edit_file editfile multiedit multi_edit str_replace str_replace_editor str_replace_based_edit_tool replace replace_in_file apply_patch apply_diff patch search_replace insert",
-		"wrote":   "write write_file writefile write_to_file save_file fs_write",
-		"created": "create create_file createfile new_file",
-		"deleted": "delete delete_file deletefile remove remove_file rm",
-	} {
-		for _, n := range strings.Fields(names) {
-			probeVerbs[n] = verb
-		}
-	}
-}
-
-// probeVerb is the marker verb of a generic tool call: a verb of
-// probeVerbs, else the name lower-cased with every run of other
-// characters than a to z as one '-' ("run_command" gives "run-command"),
-// so that eval reads the marker (its failures, and a later success of the
-// same call as their fix) whatever the name.
-func probeVerb(name string) string {
-	key := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		case r == '-' || r == ' ' || r == '.':
-			return '_'
-		}
-		return r
-	}, name)
-	if v, ok := probeVerbs[key]; ok {
-		return v
-	}
-	var b strings.Builder
-	dash := false
-	for _, r := range key {
-		if r >= 'a' && r <= 'z' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		dash = true
-	}
-	if b.Len() == 0 {
-		return "tool"
-	}
-	return b.String()
+// eval.Mine reads: generic tool calls named by the marker verbs eval knows
+// (convo.RenderOptions.Verbs), paths under the working directory made
+// relative, as the workspace-relative paths of a stagewise history are,
+// and the outcome of each call as the history recorded it (outcomes, nil
+// for a history that records none).
+func probeHistory(msgs []strategy.Message, previous string, profile *serialize.Profile, cwd string, outcomes map[string]string) string {
+	return convo.Render(msgs, convo.RenderOptions{Previous: previous, Profile: profile, Verbs: true, Cwd: cwd, Outcomes: outcomes})
 }

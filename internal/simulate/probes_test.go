@@ -215,18 +215,6 @@ func jsonString(t *testing.T, s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func TestProbeVerb(t *testing.T) {
-	for name, want := range map[string]string{
-		"read_file": "read", "Read": "read", "view": "read", "edit_file": "edited", "MultiEdit": "edited",
-		"str_replace_based_edit_tool": "edited", "write_file": "wrote", "create_file": "created", "delete-file": "deleted",
-		"run_command": "run-command", "Bash": "bash", "mcp__github__get_issue": "mcp-github-get-issue", "42": "tool",
-	} {
-		if got := probeVerb(name); got != want {
-			t.Errorf("probeVerb(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
 // TestProbeHistory: generic tool calls become markers eval reads, paths
 // under the cwd relative, and the messages given are not changed.
 func TestProbeHistory(t *testing.T) {
@@ -239,8 +227,8 @@ func TestProbeHistory(t *testing.T) {
 		{ID: "t1", Role: strategy.RoleTool, ToolCallID: "c1", Content: "package main"},
 		{ID: "t2", Role: strategy.RoleTool, ToolCallID: "c2", Content: `{"exit_code": 2}`},
 	}
-	got := probeHistory(msgs, "", nil, "/srv/app/")
-	want := "<user>Fix main.go &amp; keep /etc/hosts.</user>\n<assistant>[read: main.go]\n[bash: go vet ... → exit 2]</assistant>"
+	got := probeHistory(msgs, "", nil, "/srv/app/", nil)
+	want := "<user>Fix main.go &amp; keep /etc/hosts.</user>\n<assistant>[read: main.go]\n[shell: go vet ... → exit 2]</assistant>"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

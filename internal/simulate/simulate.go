@@ -170,6 +170,7 @@ const (
 	kindCompare
 	kindSweep
 	kindRecorded
+	kindAgentRecorded
 )
 
 // Report is the outcome of Run, to render with WriteText or WriteJSON.
@@ -182,6 +183,8 @@ type Report struct {
 	// rows (compare, sweep) and chats (against recorded).
 	rows  []Row
 	chats []RecordedChat
+	// agentChats (against recorded, agents' sessions).
+	agentChats []AgentRecorded
 }
 
 // run is one simulation and its outcome.
@@ -196,11 +199,22 @@ func Run(ctx context.Context, inputs []*Input, opts Options) (*Report, error) {
 	if err := CheckStrategies(opts.Strategies); err != nil {
 		return nil, err
 	}
-	if opts.AgainstRecorded && (len(opts.Strategies) != 1 || opts.Strategies[0] != strategy.NameStagewise) {
-		return nil, inputErr("against-recorded simulates the stagewise strategy, not %s", strings.Join(opts.Strategies, ", "))
-	}
 	if len(inputs) == 0 {
 		return nil, inputErr("no history to simulate")
+	}
+	agentInputs := false
+	for _, in := range inputs {
+		if s := in.History.Source; s != convo.SourceStagewise && s != convo.SourceJSONL {
+			agentInputs = true
+		}
+	}
+	if opts.AgainstRecorded && !agentInputs && (len(opts.Strategies) != 1 || opts.Strategies[0] != strategy.NameStagewise) {
+		return nil, inputErr("against-recorded simulates the stagewise strategy, not %s", strings.Join(opts.Strategies, ", "))
+	}
+	for _, in := range inputs {
+		if opts.AgainstRecorded && in.History.Source == convo.SourceJSONL {
+			return nil, inputErr("%s is a generic JSONL history, which records no compaction: --against-recorded needs a stagewise database (--db or --channel) or an agent's session file", in.History.Name)
+		}
 	}
 	rep := &Report{opts: opts, inputs: inputs}
 	r := &runner{
@@ -215,6 +229,9 @@ func Run(ctx context.Context, inputs []*Input, opts Options) (*Report, error) {
 	}
 	var err error
 	switch {
+	case opts.AgainstRecorded && agentInputs:
+		rep.kind = kindAgentRecorded
+		err = rep.againstRecordedAgents(ctx, r)
 	case opts.AgainstRecorded:
 		rep.kind = kindRecorded
 		err = rep.againstRecorded(ctx, r)
@@ -289,6 +306,12 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		v = struct {
 			Chats []RecordedChat `json:"chats"`
 		}{rep.chats}
+	case kindAgentRecorded:
+		v = struct {
+			Strategies []string        `json:"strategies"`
+			Summarizer string          `json:"summarizer"`
+			Sessions   []AgentRecorded `json:"sessions"`
+		}{rep.opts.Strategies, rep.opts.SummarizerName, rep.agentChats}
 	default:
 		return errors.New("unknown report")
 	}
@@ -316,6 +339,8 @@ func (rep *Report) WriteText(w io.Writer) error {
 		writeProbeRows(w, rep.rows, sw.Knob.Name)
 	case kindRecorded:
 		rep.writeRecorded(w)
+	case kindAgentRecorded:
+		rep.writeRecordedAgents(w)
 	default:
 		return errors.New("unknown report")
 	}
@@ -358,6 +383,14 @@ func heading(in *Input) string {
 	}
 	if h.Tree {
 		return fmt.Sprintf("%s (branch to %s)", h.Name, h.Leaf)
+	}
+	if h.Source != convo.SourceJSONL {
+		// An agent's session: name the agent (and the session, when the
+		// file's name does not).
+		if h.Title != "" && !strings.Contains(h.Name, h.Title) {
+			return fmt.Sprintf("%s (%s session %s)", h.Name, h.Source, h.Title)
+		}
+		return fmt.Sprintf("%s (%s session)", h.Name, h.Source)
 	}
 	return h.Name
 }

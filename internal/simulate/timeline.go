@@ -32,6 +32,10 @@ type HistoryTimeline struct {
 	// (nil when none was scored); Summaries are those compactions.
 	Probes    *ProbeTotals   `json:"probes"`
 	Summaries []SummaryScore `json:"summaries"`
+	// LiveTokens is, per step, the context the agent really sent at that
+	// step (its recorded usage; 0 when not recorded), for histories that
+	// record usage (an agent's session); absent otherwise.
+	LiveTokens []int64 `json:"liveTokens,omitempty"`
 }
 
 // Timelines is the JSON output of timelines.
@@ -51,7 +55,24 @@ func (rep *Report) timelinesJSON() Timelines {
 			Messages: len(r.in.Messages(name)), ContextWindow: r.cfg.ContextWindow, Origin: r.in.Origin(name),
 			Problems: h.Problems, Timeline: r.tl, Retention: r.ret,
 			Probes: totalsOf(r.probes), Summaries: nonNil(r.probes),
+			LiveTokens: liveTokens(r.in, name, r.tl),
 		})
+	}
+	return out
+}
+
+// liveTokens is the recorded usage of each step of tl, nil when the
+// history records none.
+func liveTokens(in *Input, name string, tl *strategy.Timeline) []int64 {
+	h := in.History
+	if !h.HasUsage || len(in.Messages(name)) != len(h.Usage) {
+		return nil
+	}
+	out := make([]int64, len(tl.Steps))
+	for i, s := range tl.Steps {
+		if s.Index >= 0 && s.Index < len(h.Usage) {
+			out[i] = h.Usage[s.Index]
+		}
 	}
 	return out
 }
@@ -70,7 +91,7 @@ func (rep *Report) writeTimelines(w io.Writer) {
 			fmt.Fprintln(w, "no assistant message: nothing to simulate")
 			continue
 		}
-		writeTimelineTable(w, tl, in.Origin(name), in.History.Source == convo.SourceJSONL)
+		writeTimelineTable(w, tl, in.Origin(name), in.History.Source != convo.SourceStagewise, liveTokens(in, name, tl))
 		fmt.Fprintln(w)
 		renderChart(w, tl.Steps, 60, 12)
 		fmt.Fprintf(w, "\n%s, %d rejected, %s; tokens sent %s (%s per step), peak %s; %s verbatim at the end\n",
@@ -139,8 +160,10 @@ func windowText(n int, in *Input) string {
 }
 
 // writeTimelineTable writes one row per step. Message and boundary are
-// given as the chat's message index, or as the JSONL line (lines).
-func writeTimelineTable(w io.Writer, tl *strategy.Timeline, origin []int, lines bool) {
+// given as the chat's message index, or as the file's line (lines). With
+// live (the recorded usage of each step), a live column follows the
+// simulated context.
+func writeTimelineTable(w io.Writer, tl *strategy.Timeline, origin []int, lines bool, live []int64) {
 	at := func(i int) int {
 		if i >= 0 && i < len(origin) {
 			return origin[i]
@@ -148,12 +171,23 @@ func writeTimelineTable(w io.Writer, tl *strategy.Timeline, origin []int, lines 
 		return i
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if lines {
-		fmt.Fprintln(tw, "step\tline\tcontext\tfired\tboundary line\tkept\tsummary\tafter\trejected\t")
-	} else {
-		fmt.Fprintln(tw, "step\tmessage\tcontext\tfired\tboundary\tkept\tsummary\tafter\trejected\t")
+	liveHead := ""
+	if live != nil {
+		liveHead = "live\t"
 	}
-	for _, s := range tl.Steps {
+	if lines {
+		fmt.Fprintln(tw, "step\tline\tcontext\t"+liveHead+"fired\tboundary line\tkept\tsummary\tafter\trejected\t")
+	} else {
+		fmt.Fprintln(tw, "step\tmessage\tcontext\t"+liveHead+"fired\tboundary\tkept\tsummary\tafter\trejected\t")
+	}
+	for i, s := range tl.Steps {
+		liveCell := ""
+		if live != nil {
+			liveCell = "-\t"
+			if live[i] > 0 {
+				liveCell = fmtInt(float64(live[i])) + "\t"
+			}
+		}
 		fired, boundary, after, rejected := "-", "-", "-", s.Rejected
 		if s.Fired {
 			fired = "yes"
@@ -167,7 +201,7 @@ func writeTimelineTable(w io.Writer, tl *strategy.Timeline, origin []int, lines 
 		if rejected == "" {
 			rejected = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", s.Step, at(s.Index), fmtInt(s.ContextTokens), fired, boundary, s.KeptVerbatim, fmtInt(float64(s.SummaryChars)), after, rejected)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s%s\t%s\t%d\t%s\t%s\t%s\t\n", s.Step, at(s.Index), fmtInt(s.ContextTokens), liveCell, fired, boundary, s.KeptVerbatim, fmtInt(float64(s.SummaryChars)), after, rejected)
 	}
 	tw.Flush()
 	// The strategies' notes (why a trigger did nothing, how a compaction

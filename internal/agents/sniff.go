@@ -1,0 +1,224 @@
+package agents
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Generic is the format name of compact's own generic JSONL history
+// (internal/convo), which Sniff also recognises.
+const Generic = "jsonl"
+
+// Formats lists every format Sniff tells apart, in the order it tries
+// them.
+var Formats = []string{ClaudeCode, Codex, SWEAgent, Generic}
+
+// SniffBytes is how much of a file Sniff reads.
+const SniffBytes = 256 << 10
+
+// UnknownFormatError says that a file is in none of the Formats.
+type UnknownFormatError struct {
+	Name   string
+	Detail string // what was found instead, "" when nothing useful
+}
+
+func (e *UnknownFormatError) Error() string {
+	msg := fmt.Sprintf("%s: not a history compact reads (tried claude-code, codex, swe-agent and the generic JSONL)", e.Name)
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// SniffFile tells the format of the file at path.
+func SniffFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, SniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return Sniff(head[:n], path)
+}
+
+// Sniff tells the format of a file from its first bytes (at most
+// SniffBytes of them; a line cut at the end is judged by the keys it
+// shows) and its name: one of Formats, or an *UnknownFormatError.
+//
+// A .traj file, or one that holds one JSON document with a history, is a
+// SWE-agent trajectory. Otherwise the first twenty lines decide, the first
+// that tells: a record with a payload and a Codex record type (or an older
+// rollout's first line, {id, timestamp} alone) is Codex; a record with a
+// sessionId, a parentUuid, or a Claude Code record type is Claude Code;
+// an object with a role is the generic JSONL.
+func Sniff(head []byte, name string) (string, error) {
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	if strings.EqualFold(filepath.Ext(name), ".traj") {
+		return SWEAgent, nil
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) == 0 {
+		return "", &UnknownFormatError{Name: name, Detail: "the file is empty"}
+	}
+	// One JSON document over many lines: a trajectory.
+	if first, _, _ := bytes.Cut(trimmed, []byte("\n")); !json.Valid(bytes.TrimSpace(first)) && looksLikeTraj(trimmed) {
+		return SWEAgent, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(head))
+	sc.Buffer(make([]byte, 0, 64<<10), len(head)+1)
+	lines := 0
+	firstBad := ""
+	for sc.Scan() && lines < 20 {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		lines++
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+			if f := sniffKeys(line); f != "" {
+				return f, nil // a line cut at the end of the head
+			}
+			if firstBad == "" {
+				firstBad = fmt.Sprintf("line %d is not a JSON object", lines)
+			}
+			continue
+		}
+		if f := sniffObject(obj); f != "" {
+			return f, nil
+		}
+	}
+	if looksLikeTraj(trimmed) {
+		return SWEAgent, nil
+	}
+	detail := firstBad
+	if detail == "" {
+		detail = "no line has the fields of any of them"
+	}
+	return "", &UnknownFormatError{Name: name, Detail: detail}
+}
+
+var codexTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
+var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "summary": true, "file-history-snapshot": true, "queue-operation": true}
+
+func sniffObject(obj map[string]json.RawMessage) string {
+	typ := ""
+	if raw, ok := obj["type"]; ok {
+		_ = json.Unmarshal(raw, &typ)
+	}
+	if _, ok := obj["payload"]; ok && codexTypes[typ] {
+		return Codex
+	}
+	if _, ok := obj["sessionId"]; ok {
+		return ClaudeCode
+	}
+	if _, ok := obj["parentUuid"]; ok {
+		return ClaudeCode
+	}
+	if _, ok := obj["uuid"]; ok && claudeTypes[typ] {
+		return ClaudeCode
+	}
+	if typ == "summary" {
+		if _, ok := obj["leafUuid"]; ok {
+			return ClaudeCode
+		}
+	}
+	if typ == "file-history-snapshot" {
+		return ClaudeCode
+	}
+	if _, ok := obj["role"]; ok {
+		if typ == "message" {
+			return Codex // an older rollout's bare item
+		}
+		return Generic
+	}
+	if _, ok := obj["id"]; ok && len(obj) <= 4 {
+		if _, ok := obj["timestamp"]; ok {
+			return Codex // an older rollout's first line
+		}
+	}
+	if _, ok := obj["record_type"]; ok {
+		return Codex
+	}
+	return ""
+}
+
+// sniffKeys judges a line that does not decode whole (cut at the end of
+// the head) by the keys it shows.
+func sniffKeys(line []byte) string {
+	if !bytes.HasPrefix(line, []byte("{")) {
+		return ""
+	}
+	has := func(s string) bool { return bytes.Contains(line, []byte(s)) }
+	switch {
+	case has(`"payload"`) && (has(`"type":"response_item"`) || has(`"type":"event_msg"`) || has(`"type":"compacted"`)):
+		return Codex
+	case has(`"sessionId"`) || has(`"parentUuid"`):
+		return ClaudeCode
+	}
+	return ""
+}
+
+// looksLikeTraj reports whether head starts one JSON object whose members
+// include history or trajectory.
+func looksLikeTraj(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	for i := 0; i < 64 && dec.More(); i++ {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return false
+		}
+		if key == "history" || key == "trajectory" {
+			return true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			// A value cut at the end of the head: a long document.
+			return false
+		}
+	}
+	return false
+}
+
+// ReadFile reads the session at path in format (one of ClaudeCode, Codex,
+// SWEAgent; "" sniffs it). Generic is not read here: internal/convo
+// reads it.
+func ReadFile(path, format string) (*Session, error) {
+	if format == "" {
+		f, err := SniffFile(path)
+		if err != nil {
+			return nil, err
+		}
+		format = f
+	}
+	switch format {
+	case ClaudeCode:
+		return ReadClaudeCodeFile(path)
+	case Codex:
+		return ReadCodexFile(path)
+	case SWEAgent:
+		return ReadSWEAgentFile(path)
+	}
+	return nil, fmt.Errorf("%s: format %q is not an agent's session (want %s)", path, format, strings.Join(Names, ", "))
+}
