@@ -18,6 +18,11 @@ import (
 
 func init() { register(newCmdDiff) }
 
+// failNewlyLost is the --fail-on gate against a baseline run: the run
+// lost a must-keep item the baseline kept (what a pull request's CI job
+// gates on).
+const failNewlyLost = "newly-lost"
+
 type diffOptions struct {
 	f        *Factory
 	Paths    []string
@@ -96,7 +101,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.B, "b", "", "compare `FILE` as B (with --a)")
 	addChannelFlag(c, &opts.Channel, "channel whose extract output to compare when no PATH is given")
 	fl.StringVar(&opts.Format, "format", "text", "output `FORMAT`: text, json or markdown (--json is --format json)")
-	fl.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit 1 when B is worse than A on `MEASURE`: lost-paths, leak, rules or shrink (repeatable, or comma-separated)")
+	fl.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit 1 when B is worse than A on `MEASURE`: lost-paths, leak, rules, shrink; with --baseline, newly-lost")
 	fl.BoolVar(&opts.Stat, "stat", false, "print only the summary: totals, medians, the worst bundles and chains")
 	fl.BoolVar(&opts.Stat, "summary", false, "the same as --stat")
 	fl.IntVar(&opts.Worst, "worst", 10, "with --stat, list the `N` worst bundles and chains")
@@ -106,7 +111,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "color", "auto", "always", "never")
 	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
-	completeValues(c, "fail-on", diff.Measures...)
+	completeValues(c, "fail-on", append(slices.Clone(diff.Measures), failNewlyLost)...)
 	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -163,10 +168,18 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		return usageErr("diff: --format: unknown format %q (want text, json or markdown)", format)
 	}
 	var failOn []string
+	newlyLostGate := false
 	for _, m := range opts.FailOn {
 		m = strings.TrimSpace(m)
+		if m == failNewlyLost {
+			if opts.Baseline == "" {
+				return usageErr("diff: --fail-on %s compares the run with a baseline: add --baseline RUN", failNewlyLost)
+			}
+			newlyLostGate = true
+			continue
+		}
 		if !slices.Contains(diff.Measures, m) {
-			return usageErr("diff: --fail-on: unknown measure %q (want %s)", m, strings.Join(diff.Measures, ", "))
+			return usageErr("diff: --fail-on: unknown measure %q (want %s or %s)", m, strings.Join(diff.Measures, ", "), failNewlyLost)
 		}
 		failOn = append(failOn, m)
 	}
@@ -273,6 +286,10 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		}
 		problems = append(problems, fmt.Sprintf("--fail-on %s: B is worse than A in %d of %s",
 			strings.Join(failOn, ","), len(bad), plural(len(cs), "comparison")))
+	}
+	if b := rep.Baseline; newlyLostGate && b != nil && len(b.NewlyLost) > 0 {
+		problems = append(problems, fmt.Sprintf("--fail-on %s: run %s lost %s that the baseline %s kept, in %s",
+			failNewlyLost, opts.Run, plural(len(b.NewlyLost), "must-keep item"), b.Run, plural(b.Worse, "bundle")))
 	}
 	if len(errs) > 0 {
 		msg := fmt.Sprintf("%d of %s not compared", len(errs), plural(len(errs)+len(cs), "bundle"))

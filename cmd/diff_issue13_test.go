@@ -292,7 +292,7 @@ func TestDiffCompletion(t *testing.T) {
 		{[]string{"--format", ""}, "text\njson\nmarkdown\n:4\n"},
 		{[]string{"--color", ""}, "auto\nalways\nnever\n:4\n"},
 		{[]string{"--profile", ""}, "e3e\nhead\n:4\n"},
-		{[]string{"--fail-on", ""}, "lost-paths\nleak\nrules\nshrink\n:4\n"},
+		{[]string{"--fail-on", ""}, "lost-paths\nleak\nrules\nshrink\nnewly-lost\n:4\n"},
 		{[]string{"--channel", ""}, "release\nprerelease\nnightly\ndev\n:4\n"},
 		{[]string{root, "--run", ""}, "builtin\ncascade\n:4\n"},
 		{[]string{b, "--run", ""}, "builtin\n:4\n"},

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,9 +205,22 @@ func TestDiffPullRequestComment(t *testing.T) {
 		{[]string{"diff", "prerelease", "--baseline", "default-pack"}, "compact diff: --baseline default-pack compares a run with it: name that run with --run NAME\n"},
 		{[]string{"diff", "prerelease", "--run", "terse-pack", "--baseline", "terse-pack"}, "compact diff: --baseline and --run both name terse-pack; the baseline is another run\n"},
 		{[]string{"diff", "prerelease", "--run", "terse-pack", "--baseline", "nope"}, "compact diff: --baseline nope: no answer from that run in the 7 bundles compared; runs found: default-pack, terse-pack\n"},
+		{[]string{"diff", "prerelease", "--run", "terse-pack", "--fail-on", "newly-lost"}, "compact diff: --fail-on newly-lost compares the run with a baseline: add --baseline RUN\n"},
 	} {
 		if code, _, errOut := runIn(t, nil, tc.args...); code != 2 || errOut != tc.err {
 			t.Errorf("%v: exit %d, stderr %q", tc.args, code, errOut)
 		}
+	}
+
+	// The CI gate: the terse pack lost items the default one kept (exit
+	// 1, with how many); the default pack lost none the terse one kept.
+	code, _, errOut = runIn(t, nil, "diff", "prerelease", "--run", "terse-pack", "--baseline", "default-pack", "--format", "markdown", "--fail-on", "newly-lost")
+	wantGate := fmt.Sprintf("--fail-on newly-lost: run terse-pack lost %d must-keep items that the baseline default-pack kept", len(doc.Baseline.NewlyLost))
+	if code != 1 || !strings.Contains(errOut, wantGate) {
+		t.Errorf("gate: exit %d, stderr %q, want %q", code, errOut, wantGate)
+	}
+	code, _, errOut = runIn(t, nil, "diff", "prerelease", "--run", "default-pack", "--baseline", "terse-pack", "--stat", "--fail-on", "newly-lost")
+	if code != 0 {
+		t.Errorf("no item newly lost: exit %d, stderr %q", code, errOut)
 	}
 }
