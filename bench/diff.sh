@@ -15,36 +15,8 @@
 # kept for the next run. Goal: the text run under 10 s on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-bench/out}
-BUNDLES=${BUNDLES:-1000}
-CHARS=${CHARS:-30000}
-mkdir -p "$OUT"
-
-go build -o "$OUT/compact" .
-bin="$OUT/compact"
-data="$OUT/diff-$BUNDLES-$CHARS/prerelease"
-if [ ! -d "$data" ]; then
-  go run ./internal/diff/benchgen -out "$data" -bundles "$BUNDLES" -chars "$CHARS"
-fi
-sync
-
-now() { date +%s.%N; }
-timeit() { # label, then the command; prints label, wall and CPU seconds, peak RSS, output size, exit
-  local label=$1; shift
-  local rss="$OUT/diff-rss.$$"
-  local t0 t1 code=0
-  t0=$(now)
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f "%M %U %S" -o "$rss" "$@" > "$OUT/diff-out.$$" || code=$?
-  else
-    "$@" > "$OUT/diff-out.$$" || code=$?
-    echo "0 0 0" > "$rss"
-  fi
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" -v l="$label" -v c="$code" -v o="$(stat -c %s "$OUT/diff-out.$$")" \
-    '{ printf "%-18s %8.2f %8.2f %8.0f %10.1f %5d\n", l, b - a, $2 + $3, $1 / 1024, o / 1e6, c }' <(tail -n 1 "$rss")
-  rm -f "$rss" "$OUT/diff-out.$$"
-}
+NAME=diff
+. bench/bundles.sh
 
 echo "compact diff over $BUNDLES bundles of about $CHARS characters ($(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
 printf '%-18s %8s %8s %8s %10s %5s\n' run wall_s cpu_s rss_MB output_MB exit

@@ -16,37 +16,8 @@
 # Goal: the text run under 10 s on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-bench/out}
-BUNDLES=${BUNDLES:-1000}
-CHARS=${CHARS:-30000}
-mkdir -p "$OUT"
-
-go build -o "$OUT/compact" .
-bin="$OUT/compact"
-data="$OUT/diff-$BUNDLES-$CHARS/prerelease"
-if [ ! -d "$data" ]; then
-  go run ./internal/diff/benchgen -out "$data" -bundles "$BUNDLES" -chars "$CHARS"
-fi
-sync
-
-now() { date +%s.%N; }
-timeit() { # label, then the command; prints label, wall and CPU seconds, peak RSS, output size, exit
-  local label=$1; shift
-  local rss="$OUT/eval-rss.$$"
-  local t0 t1 code=0
-  t0=$(now)
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f "%M %U %S" -o "$rss" "$@" > "$OUT/eval-out.$$" || code=$?
-  else
-    "$@" > "$OUT/eval-out.$$" || code=$?
-    echo "0 0 0" > "$rss"
-  fi
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" -v l="$label" -v c="$code" -v o="$(stat -c %s "$OUT/eval-out.$$")" \
-    '{ printf "%-18s %8.2f %8.2f %8.0f %10.1f %5d\n", l, b - a, $2 + $3, $1 / 1024, o / 1e6, c }' <(tail -n 1 "$rss")
-  cp "$OUT/eval-out.$$" "$OUT/eval-last.out"
-  rm -f "$rss" "$OUT/eval-out.$$"
-}
+NAME=eval
+. bench/bundles.sh
 
 echo "compact eval over $BUNDLES bundles of about $CHARS characters ($(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
 printf '%-18s %8s %8s %8s %10s %5s\n' run wall_s cpu_s rss_MB output_MB exit

@@ -209,3 +209,19 @@ func findAllBundles(f *Factory, paths []string, channel string) ([]string, error
 	}
 	return dirs, nil
 }
+
+// outputFormat is the format a command with --format text|json|markdown
+// writes: --json is --format json, and conflicts with any other.
+func outputFormat(c *cobra.Command, f *Factory, command, format string) (string, error) {
+	if f.JSON {
+		if c.Flags().Changed("format") && format != "json" {
+			return "", usageErr("%s: --json and --format %s conflict", command, format)
+		}
+		format = "json"
+	}
+	switch format {
+	case "text", "json", "markdown":
+		return format, nil
+	}
+	return "", usageErr("%s: --format: unknown format %q (want text, json or markdown)", command, format)
+}

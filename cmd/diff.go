@@ -155,17 +155,9 @@ func writerIsTerminal(w io.Writer) bool {
 
 func runDiff(c *cobra.Command, opts *diffOptions) error {
 	f := opts.f
-	format := opts.Format
-	if f.JSON {
-		if c.Flags().Changed("format") && format != "json" {
-			return usageErr("diff: --json and --format %s conflict", format)
-		}
-		format = "json"
-	}
-	switch format {
-	case "text", "json", "markdown":
-	default:
-		return usageErr("diff: --format: unknown format %q (want text, json or markdown)", format)
+	format, err := outputFormat(c, f, "diff", opts.Format)
+	if err != nil {
+		return err
 	}
 	var failOn []string
 	newlyLostGate := false
@@ -262,7 +254,6 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	}
 	rep := diff.NewReport(cs, errs, failOn)
 	rep.Baseline = baseline
-	var err error
 	topt := diff.TextOptions{Color: color, Stat: opts.Stat, Worst: opts.Worst}
 	switch {
 	case format == "json" && opts.Stat:

@@ -173,17 +173,9 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact eval: wrote the judge pack to %s (%s); edit it and pass --judge-pack %s\n", opts.WriteJudgePack, strings.Join(eval.JudgePackFiles, ", "), opts.WriteJudgePack)
 		return nil
 	}
-	format := opts.Format
-	if f.JSON {
-		if c.Flags().Changed("format") && format != "json" {
-			return usageErr("eval: --json and --format %s conflict", format)
-		}
-		format = "json"
-	}
-	switch format {
-	case "text", "json", "markdown":
-	default:
-		return usageErr("eval: --format: unknown format %q (want text, json or markdown)", format)
+	format, err := outputFormat(c, f, "eval", opts.Format)
+	if err != nil {
+		return err
 	}
 	var gates []eval.Gate
 	for _, s := range opts.FailOn {

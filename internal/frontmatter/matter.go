@@ -322,22 +322,4 @@ func units(s string) []uint16 {
 }
 
 // str converts UTF-16 units back, a lone surrogate as its WTF-8 bytes.
-func str(u []uint16) string {
-	var b strings.Builder
-	for i := 0; i < len(u); i++ {
-		c := rune(u[i])
-		if utf16.IsSurrogate(c) {
-			if c < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] <= 0xDFFF {
-				b.WriteRune(utf16.DecodeRune(c, rune(u[i+1])))
-				i++
-				continue
-			}
-			b.WriteByte(byte(0xE0 | c>>12))
-			b.WriteByte(byte(0x80 | (c>>6)&0x3F))
-			b.WriteByte(byte(0x80 | c&0x3F))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func str(u []uint16) string { return jsyaml.UnitsToString(u) }

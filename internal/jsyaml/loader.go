@@ -906,7 +906,7 @@ func (s *state) slice(a, b int) string {
 	if a > b {
 		return ""
 	}
-	return unitsToString(s.input[a:b])
+	return UnitsToString(s.input[a:b])
 }
 
 func (s *state) readTagProperty() bool {

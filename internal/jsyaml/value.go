@@ -88,12 +88,12 @@ func (v *Value) String() string {
 	if v == nil {
 		return ""
 	}
-	return unitsToString(v.str)
+	return UnitsToString(v.str)
 }
 
-// unitsToString converts UTF-16 units to a Go string, a lone surrogate as
+// UnitsToString converts UTF-16 units to a Go string, a lone surrogate as
 // its WTF-8 bytes.
-func unitsToString(u []uint16) string {
+func UnitsToString(u []uint16) string {
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
 		c := rune(u[i])
