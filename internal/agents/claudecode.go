@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Claude Code writes one JSON record per line. The conversation records
@@ -124,7 +125,7 @@ type ccLine struct {
 // ReadClaudeCodeFile reads the Claude Code session at path, and the
 // subagent sessions stored beside it (<session>/subagents/agent-*.jsonl).
 func ReadClaudeCodeFile(path string) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func ReadClaudeCodeFile(path string) (*Session, error) {
 	subs = append(subs, more...)
 	sort.Strings(subs)
 	for _, p := range subs {
-		sf, err := os.Open(p)
+		sf, err := fsutil.OpenInput(p)
 		if err != nil {
 			s.problem(0, "subagent %s: %v; left out", filepath.Base(p), err)
 			continue

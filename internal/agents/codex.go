@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // A Codex CLI rollout holds one JSON record per line, each
@@ -72,7 +73,7 @@ type cxItem struct {
 
 // ReadCodexFile reads the Codex rollout at path.
 func ReadCodexFile(path string) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Generic is the format name of compact's own generic JSONL history
@@ -38,7 +39,7 @@ func (e *UnknownFormatError) Error() string {
 
 // SniffFile tells the format of the file at path.
 func SniffFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenInput(path)
 	if err != nil {
 		return "", err
 	}

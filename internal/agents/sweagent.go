@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // A SWE-agent trajectory (.traj) is one JSON document: history, the
@@ -61,7 +62,7 @@ const MaxTrajBytes = 1 << 30
 
 // ReadSWEAgentFile reads the SWE-agent trajectory at path.
 func ReadSWEAgentFile(path string) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenInputMax(path, MaxTrajBytes)
 	if err != nil {
 		return nil, err
 	}

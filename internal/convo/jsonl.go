@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -29,7 +29,7 @@ var ErrLeaf = errors.New("bad leaf")
 
 // ReadJSONLFile reads the JSONL history in the file at path.
 func ReadJSONLFile(path string, opts JSONLOptions) (*History, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/convo"
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Formats are the values of --format: auto (sniffed), the generic JSONL,
@@ -37,7 +37,7 @@ func ReadFile(path, format string, stdin io.Reader, leaf string, windows map[str
 	if path == "-" {
 		name, r = "stdin", stdin
 	} else {
-		f, err := os.Open(path)
+		f, err := fsutil.OpenInput(path)
 		if err != nil {
 			return nil, nil, &InputError{Err: err}
 		}
