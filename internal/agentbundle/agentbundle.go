@@ -99,8 +99,22 @@ type SessionResult struct {
 	Compactions int    `json:"compactions"`
 	Bundles     int    `json:"bundles"`
 	Unauditable int    `json:"unauditable"`
+	// Missed are the recorded compactions that gave no bundle, each with
+	// its line and why (Compactions = Bundles + len(Missed)).
+	Missed []Miss `json:"missed,omitempty"`
+	// Partial says why the file does not hold the session from its
+	// start ("" when it does): the first bundle's history is what the
+	// file has.
+	Partial string `json:"partial,omitempty"`
 	// Subagent names the parent session's file for a subagent.
 	Subagent string `json:"subagent,omitempty"`
+}
+
+// Miss is a recorded compaction that gave no bundle.
+type Miss struct {
+	Compaction int    `json:"compaction"` // 1-based, in the session
+	Line       int    `json:"line"`
+	Reason     string `json:"reason"`
 }
 
 // NoSessionsError says that the paths hold no session of the agent.
@@ -290,7 +304,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		}
 		s := c.s
 		h := convo.FromSession(s)
-		res := SessionResult{File: s.Path, Session: s.ID, Messages: len(h.Branch), Compactions: len(h.Recorded), Subagent: c.parent}
+		res := SessionResult{File: s.Path, Session: s.ID, Messages: len(h.Branch), Compactions: len(h.Recorded), Subagent: c.parent, Partial: s.Partial}
 		if len(h.Recorded) == 0 {
 			sum.PerSession = append(sum.PerSession, res)
 			continue
@@ -300,9 +314,25 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		res.Directory = extract.ChatDirName(k, title)
 		prevIdx, prevSummary, prevUnaudit := -1, "", false
 		start := 0
+		written := 0
 		for n, rc := range h.Recorded {
 			b := buildBundle(s, h, n, start, prevIdx, prevSummary, prevUnaudit, opts, title)
-			dir := filepath.Join(res.Directory, extract.CompressionDirName(n+1))
+			if b.messages == 0 && prevSummary == "" {
+				// Nothing to compact: never an empty bundle.
+				why := "no message of the session stands before it in the file"
+				if n > 0 {
+					why = fmt.Sprintf("no message between it and the compaction before it (line %d)", h.Recorded[n-1].Line)
+				}
+				res.Missed = append(res.Missed, Miss{Compaction: n + 1, Line: rc.Line, Reason: why})
+				prevIdx, start = rc.Index, rc.Index
+				prevSummary, prevUnaudit = rc.Summary, rc.Unauditable != ""
+				if prevUnaudit {
+					prevSummary = ""
+				}
+				continue
+			}
+			written++
+			dir := filepath.Join(res.Directory, extract.CompressionDirName(written))
 			files := map[string][]byte{
 				extract.FileSystemPrompt: system,
 				extract.FileUserMessage:  []byte(b.user),
@@ -334,7 +364,20 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 				prevSummary = ""
 			}
 		}
-		sum.Extracted++
+		if len(res.Missed) > 0 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: %d of %d compactions extracted", s.Path, res.Bundles, len(h.Recorded))
+			for _, m := range res.Missed {
+				fmt.Fprintf(&b, "; compaction %d (line %d): %s", m.Compaction, m.Line, m.Reason)
+			}
+			warn("%s", b.String())
+		}
+		if res.Bundles > 0 {
+			sum.Extracted++
+		} else {
+			k--
+			res.Directory = ""
+		}
 		sum.PerSession = append(sum.PerSession, res)
 	}
 	if err := out.Commit(); err != nil {
@@ -346,6 +389,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 type bundle struct {
 	compact, user string
 	meta          []byte
+	messages      int // the messages of the history it renders
 }
 
 // buildBundle renders compaction n of h: the messages from start to its
@@ -394,6 +438,13 @@ func buildBundle(s *agents.Session, h *convo.History, n, start, prevIdx int, pre
 		CompactHistoryChars: history.Len16(compact), UserMessageChars: history.Len16(user),
 		Auditable: rc.Unauditable == "", Unauditable: rc.Unauditable, PreviousUnauditable: prevUnaudit, Pack: opts.PackName,
 	}
+	if n < len(s.Compactions) {
+		c := &s.Compactions[n]
+		md.RecordedPostTokens, md.RecordedDurationMs, md.RecordedCompactionUsage = c.PostTokens, c.DurationMs, c.Usage
+	}
+	if n == 0 && s.Partial != "" {
+		md.PartialHistory = s.Partial
+	}
 	if rc.Unauditable == "" {
 		md.ActualOutputChars = history.Len16(rc.Summary)
 	}
@@ -403,7 +454,7 @@ func buildBundle(s *agents.Session, h *convo.History, n, start, prevIdx int, pre
 			md.PreviousCompressionSize = &prevChars
 		}
 	}
-	return bundle{compact: compact, user: user, meta: md.json()}
+	return bundle{compact: compact, user: user, meta: md.json(), messages: len(msgs)}
 }
 
 // estimate is the stagewise estimator's count for a generic message:

@@ -1,9 +1,11 @@
 package agentbundle
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,4 +222,126 @@ func TestRealClaudeCodeSession(t *testing.T) {
 	if md["trigger"] != "auto" || md["recordedPreTokens"] != 150000.0 || md["boundaryLine"] != 9.0 {
 		t.Errorf("metadata %v", md)
 	}
+}
+
+// TestRealClaudeCodeCorpusFiles: real sessions of Claude Code 2.0.76 to
+// 2.1.42 from the entireio/cli checkpoint corpus (MIT): every recorded
+// compaction becomes a bundle whose actual-output.md is the recorded
+// summary and whose compact history is not empty; a file copied from the
+// middle of a session says so in its first bundle's metadata.
+func TestRealClaudeCodeCorpusFiles(t *testing.T) {
+	dir := t.TempDir()
+	want := 0
+	var paths []string
+	entries, err := os.ReadDir(filepath.Join(testdata, "claude-code", "entire"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".gz")
+		data := gunzipFile(t, filepath.Join(testdata, "claude-code", "entire", e.Name()))
+		want += strings.Count(string(data), `"subtype":"compact_boundary"`)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	sum, out, warns := run(t, agents.ClaudeCode, paths...)
+	if want < 8 || sum.Bundles != want || sum.Unauditable != 0 {
+		t.Fatalf("%d bundles (%d unauditable) of %d recorded compactions; warnings %v", sum.Bundles, sum.Unauditable, want, warns)
+	}
+	partial := 0
+	for _, ps := range sum.PerSession {
+		if len(ps.Missed) != 0 {
+			t.Errorf("%s: missed %+v", ps.File, ps.Missed)
+		}
+		if ps.Partial != "" {
+			partial++
+		}
+	}
+	if partial != 3 {
+		t.Errorf("%d sessions read as copied from the middle, want 3 (the 2.0.76, 2.1.7 and 2.1.14 files start mid-session)", partial)
+	}
+	bundles, _ := filepath.Glob(filepath.Join(out, "*", "compression-*"))
+	if len(bundles) != want {
+		t.Fatalf("%d bundle directories", len(bundles))
+	}
+	for _, b := range bundles {
+		h, err := os.ReadFile(filepath.Join(b, extract.FileCompact))
+		if err != nil || len(strings.TrimSpace(string(h))) < 100 {
+			t.Errorf("%s: compact history %d bytes (%v)", b, len(h), err)
+		}
+		a, err := os.ReadFile(filepath.Join(b, extract.FileActualOutput))
+		if err != nil || !strings.HasPrefix(string(a), "This session is being continued from a previous conversation") {
+			t.Errorf("%s: actual-output.md %.80q (%v)", b, a, err)
+		}
+	}
+}
+
+// TestMissedCompactionsNamed: a compaction with nothing before it gives
+// no empty bundle; the file says "M of N compactions extracted" and names
+// the miss with its line.
+func TestMissedCompactionsNamed(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"Fix the parser"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Fixed."}]}}`,
+		`{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"a1","sessionId":"s","compactMetadata":{"trigger":"manual","preTokens":100}}`,
+		`{"type":"user","uuid":"s1","parentUuid":"b1","isCompactSummary":true,"sessionId":"s","message":{"role":"user","content":"first summary"}}`,
+		`{"type":"system","subtype":"compact_boundary","uuid":"b2","parentUuid":null,"logicalParentUuid":"s1","sessionId":"s","compactMetadata":{"trigger":"manual","preTokens":90}}`,
+		`{"type":"user","uuid":"s2","parentUuid":"b2","isCompactSummary":true,"sessionId":"s","message":{"role":"user","content":"second summary"}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"s2","sessionId":"s","message":{"role":"user","content":"Next"}}`,
+	}
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, out, warns := run(t, agents.ClaudeCode, p)
+	if sum.Bundles != 2 {
+		// The second compaction replaced nothing but the first summary:
+		// a bundle whose history is that summary.
+		t.Fatalf("bundles %d, warnings %v", sum.Bundles, warns)
+	}
+	h, _ := os.ReadFile(filepath.Join(out, "001-fix-the-parser", "compression-002", extract.FileCompact))
+	if !strings.Contains(string(h), "first summary") {
+		t.Errorf("second history %q", h)
+	}
+	// A boundary with no message at all before it: named, not written.
+	lines = append([]string{`{"type":"system","subtype":"compact_boundary","uuid":"b0","parentUuid":null,"sessionId":"s","compactMetadata":{"trigger":"manual","preTokens":5}}`,
+		`{"type":"user","uuid":"s0","parentUuid":"b0","isCompactSummary":true,"sessionId":"s","message":{"role":"user","content":"empty summary"}}`}, lines...)
+	lines[2] = strings.Replace(lines[2], `"parentUuid":null`, `"parentUuid":"s0"`, 1)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, _, warns = run(t, agents.ClaudeCode, p)
+	if sum.Bundles != 2 || len(sum.PerSession) != 1 || len(sum.PerSession[0].Missed) != 1 || sum.PerSession[0].Missed[0].Line != 1 {
+		t.Fatalf("summary %+v", sum.PerSession)
+	}
+	said := false
+	for _, w := range warns {
+		if strings.Contains(w, "2 of 3 compactions extracted; compaction 1 (line 1): no message of the session stands before it") {
+			said = true
+		}
+	}
+	if !said {
+		t.Errorf("warnings %v", warns)
+	}
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -3,6 +3,8 @@ package agentbundle
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/compactlab/compact/internal/agents"
 )
 
 // metadata is metadata.json of an agent's bundle. The keys replay and
@@ -30,8 +32,15 @@ type metadata struct {
 	// step before it; EstimatedTokens the stagewise estimate of the
 	// messages it replaced.
 	RecordedPreTokens int64 `json:"recordedPreTokens"`
-	LiveTokensBefore  int64 `json:"liveTokensBefore"`
-	EstimatedTokens   int64 `json:"estimatedTokens"`
+	// RecordedPostTokens and RecordedDurationMs: what later Claude Code
+	// versions record of the context after the compaction and its time.
+	RecordedPostTokens int64 `json:"recordedPostTokens,omitempty"`
+	RecordedDurationMs int64 `json:"recordedDurationMs,omitempty"`
+	// RecordedCompactionUsage is the compaction call's own usage where
+	// the agent recorded it (Codex).
+	RecordedCompactionUsage *agents.Usage `json:"recordedCompactionUsage,omitempty"`
+	LiveTokensBefore        int64         `json:"liveTokensBefore"`
+	EstimatedTokens         int64         `json:"estimatedTokens"`
 
 	TotalMessagesInSlice     int  `json:"totalMessagesInSlice"`
 	SerializedMessageCount   int  `json:"serializedMessageCount"`
@@ -50,6 +59,10 @@ type metadata struct {
 	Unauditable         string `json:"unauditable,omitempty"`
 	PreviousUnauditable bool   `json:"previousUnauditable,omitempty"`
 	Pack                string `json:"pack"`
+	// PartialHistory says why the history of the session's first
+	// compaction holds less than the session had: the file starts after
+	// the session did.
+	PartialHistory string `json:"partialHistory,omitempty"`
 }
 
 // json is m as metadata.json holds it: two-space indented, no trailing

@@ -138,6 +138,11 @@ type Compaction struct {
 	// compacted (Claude Code's preTokens; Codex: the last token count
 	// before it), 0 when unknown.
 	PreTokens int64 `json:"preTokens,omitempty"`
+	// PostTokens and DurationMs are what later Claude Code versions
+	// record of the compaction: the context after it and how long it
+	// took (0 when not recorded).
+	PostTokens int64 `json:"postTokens,omitempty"`
+	DurationMs int64 `json:"durationMs,omitempty"`
 	// Summary is the summary the agent recorded, byte for byte; HasSummary
 	// says whether there is one.
 	Summary    string `json:"-"`
@@ -150,8 +155,12 @@ type Compaction struct {
 	Unauditable string    `json:"unauditable,omitempty"`
 	Time        time.Time `json:"time,omitempty"`
 	// Preserved are the ids of the messages before the boundary the agent
-	// kept verbatim after it (Claude Code's preservedMessages).
+	// kept verbatim after it (Claude Code's preservedMessages, the user
+	// messages of Codex's replacement_history).
 	Preserved []string `json:"preserved,omitempty"`
+	// Usage is the compaction call's own usage where the agent recorded
+	// it apart from the steps' (Codex), nil otherwise.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Session is one session file read.
@@ -169,6 +178,10 @@ type Session struct {
 	// its compactions (the summaries are in Compactions, not here).
 	Messages    []Message    `json:"-"`
 	Compactions []Compaction `json:"compactions"`
+	// Partial says why the file does not hold the session from its
+	// start ("" when it does): a Claude Code file copied from the middle
+	// of a session, whose first records' parents are not in it.
+	Partial string `json:"partial,omitempty"`
 	// Subagents are the sessions of the subagents it ran, where they are
 	// stored beside it (Claude Code's subagents/agent-*.jsonl).
 	Subagents []*Session `json:"subagents,omitempty"`

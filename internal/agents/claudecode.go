@@ -12,45 +12,75 @@ import (
 	"github.com/compactlab/compact/internal/fsutil"
 )
 
-// Claude Code writes one JSON record per line. The conversation records
-// (type user, assistant, system) carry uuid and parentUuid, which make a
-// tree: a rewind starts a new branch from an earlier record, parallel tool
-// results hang from the record of their own call, and a compaction
-// (a system record of subtype compact_boundary) starts a new root whose
-// logicalParentUuid names the last record before it. One model response is
-// split over several assistant records that share message.id, one content
-// block each. Other record types (file-history-snapshot, summary,
-// queue-operation, …) are not part of the conversation.
+// Claude Code writes one JSON record per line (now and then two on one
+// line, when a write was cut short). Every record with a uuid is a link of
+// one tree, whatever its type: user, assistant and system records, and
+// also progress records (hook, agent and bash progress: most of a session
+// of 2.1.12 or later, with user and assistant records hanging from them)
+// and attachment records. parentUuid names a record's parent; a rewind
+// starts a new branch from an earlier record, parallel tool results hang
+// from the record of their own call, and a compaction (a system record of
+// subtype compact_boundary) starts a new root whose logicalParentUuid
+// names the last record before it. One model response is split over
+// several assistant records that share message.id, one content block
+// each. Records without a uuid (file-history-snapshot, queue-operation,
+// summary, custom-title, …) are metadata.
+//
+// Real files break the tree in three ways, each handled here:
+//   - a parent that was never written (a logicalParentUuid or a progress
+//     record's parent missing from the file, anthropics/claude-code#46603):
+//     the walk continues at the nearest earlier record of the thread in file
+//     order, and says so once;
+//   - a manual /compact of newer versions writes its boundary and summary
+//     as a detached side branch the final thread never passes through:
+//     every compact_boundary of the file is found, and one off the thread
+//     joins it where its logical parent stands;
+//   - a second /compact in one process re-appends earlier rows with their
+//     original uuids (anthropics/claude-code#92089): the first row of each
+//     uuid is the one read, never the history twice.
 //
 // ReadClaudeCode takes the main thread as the records the newest
-// non-side-chain record descends from, across compactions (through
-// logicalParentUuid) and through the messages a compaction preserved,
-// plus the records that belong to them though they hang off the path:
-// the other records of a response already on it and the tool results of
-// its calls. These are read in file order, which is the order Claude Code
-// wrote them. Records of abandoned branches (a rewind) and of side chains
-// are left out.
+// non-side-chain user or assistant record descends from, across
+// compactions (through logicalParentUuid) and through the messages a
+// compaction preserved, plus the records that belong to them though they
+// hang off the path: the other records of a response already on it and
+// the tool results of its calls. These are read in file order, which is
+// the order Claude Code wrote them. Only user, assistant and the
+// compaction's records become messages. Records of abandoned branches (a
+// rewind) and of side chains are left out.
 
 type ccRecord struct {
-	Type              string     `json:"type"`
-	Subtype           string     `json:"subtype"`
-	UUID              string     `json:"uuid"`
-	ParentUUID        string     `json:"parentUuid"`
-	LogicalParentUUID string     `json:"logicalParentUuid"`
-	IsSidechain       bool       `json:"isSidechain"`
-	IsMeta            bool       `json:"isMeta"`
-	IsCompactSummary  bool       `json:"isCompactSummary"`
-	SessionID         string     `json:"sessionId"`
-	Cwd               string     `json:"cwd"`
-	Timestamp         string     `json:"timestamp"`
-	Message           *ccMessage `json:"message"`
-	CompactMetadata   *struct {
-		Trigger           string `json:"trigger"`
-		PreTokens         int64  `json:"preTokens"`
-		PreservedMessages *struct {
-			UUIDs []string `json:"uuids"`
-		} `json:"preservedMessages"`
-	} `json:"compactMetadata"`
+	Type              string         `json:"type"`
+	Subtype           string         `json:"subtype"`
+	UUID              string         `json:"uuid"`
+	ParentUUID        string         `json:"parentUuid"`
+	LogicalParentUUID string         `json:"logicalParentUuid"`
+	IsSidechain       bool           `json:"isSidechain"`
+	IsMeta            bool           `json:"isMeta"`
+	IsCompactSummary  bool           `json:"isCompactSummary"`
+	SessionID         string         `json:"sessionId"`
+	Cwd               string         `json:"cwd"`
+	Timestamp         string         `json:"timestamp"`
+	Message           *ccMessage     `json:"message"`
+	CompactMetadata   *ccCompactMeta `json:"compactMetadata"`
+}
+
+// ccCompactMeta is a boundary's compactMetadata: trigger and preTokens
+// always; postTokens, durationMs and the kept tail (preservedSegment, or
+// preservedMessages which supersedes it) in later versions.
+type ccCompactMeta struct {
+	Trigger          lenient `json:"trigger"`
+	PreTokens        int64   `json:"preTokens"`
+	PostTokens       int64   `json:"postTokens"`
+	DurationMs       int64   `json:"durationMs"`
+	PreservedSegment *struct {
+		HeadUUID   string `json:"headUuid"`
+		AnchorUUID string `json:"anchorUuid"`
+		TailUUID   string `json:"tailUuid"`
+	} `json:"preservedSegment"`
+	PreservedMessages *struct {
+		UUIDs []string `json:"uuids"`
+	} `json:"preservedMessages"`
 }
 
 type ccMessage struct {
@@ -116,10 +146,13 @@ func (r *ccResult) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ccLine is one conversation record kept, with its line.
+// ccLine is one record of the tree kept, with its line and its place in
+// the file.
 type ccLine struct {
 	ccRecord
 	line int
+	pos  int // index in the file's records
+	walk int // the walk of ccThread that reached it (0: none yet)
 }
 
 // ReadClaudeCodeFile reads the Claude Code session at path, and the
@@ -140,6 +173,11 @@ func ReadClaudeCodeFile(path string) (*Session, error) {
 	subs = append(subs, more...)
 	sort.Strings(subs)
 	for _, p := range subs {
+		if strings.HasPrefix(filepath.Base(p), "agent-acompact-") {
+			// The compaction call itself (the request that wrote a
+			// summary of this session): not a subagent's work.
+			continue
+		}
 		sf, err := fsutil.OpenInput(p)
 		if err != nil {
 			s.problem(0, "subagent %s: %v; left out", filepath.Base(p), err)
@@ -164,27 +202,21 @@ func ReadClaudeCode(r io.Reader, name string) (*Session, error) {
 	s := &Session{Agent: ClaudeCode, Path: name, Problems: []Problem{}, Compactions: []Compaction{}}
 	var recs []*ccLine
 	err := eachLine(r, name, func(line int, text []byte) {
-		var rec ccRecord
-		if err := json.Unmarshal(text, &rec); err != nil {
-			s.problem(line, "%s", jsonProblem(text, err))
-			return
-		}
-		switch rec.Type {
-		case "user", "assistant", "system":
-		default:
-			return // not part of the conversation
-		}
-		if rec.UUID == "" {
-			s.problem(line, "%s record without uuid; left out", rec.Type)
-			return
-		}
-		if s.ID == "" {
-			s.ID = rec.SessionID
-		}
-		if s.Cwd == "" {
-			s.Cwd = rec.Cwd
-		}
-		recs = append(recs, &ccLine{ccRecord: rec, line: line})
+		eachRecord(s, line, text, func(rec *ccRecord) {
+			if rec.UUID == "" {
+				if rec.Type == "user" || rec.Type == "assistant" {
+					s.problem(line, "%s record without uuid; left out", rec.Type)
+				}
+				return // metadata: not a link of the tree
+			}
+			if s.ID == "" {
+				s.ID = rec.SessionID
+			}
+			if s.Cwd == "" {
+				s.Cwd = rec.Cwd
+			}
+			recs = append(recs, &ccLine{ccRecord: *rec, line: line, pos: len(recs)})
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -192,77 +224,176 @@ func ReadClaudeCode(r io.Reader, name string) (*Session, error) {
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
-	thread := ccThread(s, recs)
-	ccMessages(s, thread)
+	thread, preserved := ccThread(s, recs)
+	ccMessages(s, thread, preserved)
 	s.capProblems()
 	return s, nil
 }
 
+// eachRecord decodes the record on a line, or the records when a line
+// holds more than one JSON object (a write cut short, then the next
+// record on the same line), and calls fn with each.
+func eachRecord(s *Session, line int, text []byte, fn func(*ccRecord)) {
+	var rec ccRecord
+	err := json.Unmarshal(text, &rec)
+	if err == nil {
+		fn(&rec)
+		return
+	}
+	var many []ccRecord
+	dec := json.NewDecoder(bytes.NewReader(text))
+	for {
+		var r ccRecord
+		if e := dec.Decode(&r); e == io.EOF {
+			break
+		} else if e != nil {
+			many = nil
+			break
+		}
+		many = append(many, r)
+	}
+	if len(many) < 2 {
+		s.problem(line, "%s", jsonProblem(text, err))
+		return
+	}
+	for i := range many {
+		fn(&many[i])
+	}
+}
+
+// mainKind reports whether a record is a user or assistant record.
+func (r *ccLine) mainKind() bool { return r.Type == "user" || r.Type == "assistant" }
+
+func (r *ccLine) boundary() bool { return r.Type == "system" && r.Subtype == "compact_boundary" }
+
 // ccThread picks the main thread's records, in file order.
-func ccThread(s *Session, recs []*ccLine) []*ccLine {
+// It also gives the uuids each boundary (by its uuid) kept verbatim.
+func ccThread(s *Session, recs []*ccLine) ([]*ccLine, map[string][]string) {
 	byID := make(map[string]*ccLine, len(recs))
+	reappended, firstAgain := 0, 0
 	for _, r := range recs {
-		if first, dup := byID[r.UUID]; dup {
-			s.problem(r.line, "uuid %q already on line %d; left out", r.UUID, first.line)
+		if _, dup := byID[r.UUID]; dup {
+			// A row written again with its original uuid: the first
+			// is the one read.
+			if reappended == 0 {
+				firstAgain = r.line
+			}
+			reappended++
 			continue
 		}
 		byID[r.UUID] = r
 	}
+	if reappended > 0 {
+		s.problem(firstAgain, "%s again with uuids already in the file (rows re-appended, as a second /compact in one process does); each read once", plural(reappended, "record"))
+	}
+	first := func(r *ccLine) bool { return byID[r.UUID] == r }
 	// A subagent's own file is one side chain: there, side-chain
 	// records are the thread.
 	side := true
 	for _, r := range recs {
-		if !r.IsSidechain && (r.Type == "user" || r.Type == "assistant") {
+		if !r.IsSidechain && r.mainKind() {
 			side = false
 			break
 		}
 	}
 	other := func(r *ccLine) bool { return r.IsSidechain != side }
+	// before[i] is the nearest record before recs[i] in file order that
+	// may stand in for a parent that was never written: a user,
+	// assistant or system record of this thread's side.
+	before := make([]int32, len(recs))
+	last := int32(-1)
+	for i, r := range recs {
+		before[i] = last
+		if first(r) && !other(r) && (r.mainKind() || r.Type == "system") {
+			last = int32(i)
+		}
+	}
+	on := map[*ccLine]bool{}
+	unwritten, unwrittenLine := 0, 0
+	cycleLine := 0
+	walks := 0
+	// walk marks from and its ancestors as on the thread, up to a record
+	// already on it.
+	walk := func(from *ccLine) {
+		walks++
+		for r := from; r != nil; {
+			if r.walk == walks {
+				if cycleLine == 0 {
+					cycleLine = r.line
+				}
+				return
+			}
+			if on[r] {
+				return
+			}
+			r.walk = walks
+			on[r] = true
+			parent := r.ParentUUID
+			if parent == "" {
+				parent = r.LogicalParentUUID
+			}
+			if parent == "" {
+				return // a root: the start of the session
+			}
+			if p, ok := byID[parent]; ok {
+				r = p
+				continue
+			}
+			// Never written: go on at the nearest earlier record.
+			j := before[r.pos]
+			if j < 0 {
+				// Nothing earlier: the file starts after the session
+				// did (a copy of its later part).
+				if s.Partial == "" {
+					s.Partial = "the file starts after the session did: the record's parent is not in the file, nor any record before it; the thread starts here"
+					s.problem(r.line, "%s", s.Partial)
+				}
+				return
+			}
+			if unwritten == 0 {
+				unwrittenLine = r.line
+			}
+			unwritten++
+			r = recs[j]
+		}
+	}
 	var leaf *ccLine
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := recs[i]
-		if byID[r.UUID] == r && !other(r) && (r.Type == "user" || r.Type == "assistant") {
+		if first(r) && !other(r) && r.mainKind() {
 			leaf = r
 			break
 		}
 	}
 	if leaf == nil {
-		return nil
+		return nil, nil
 	}
-	on := map[*ccLine]bool{}
-	stack := []*ccLine{leaf}
-	dangling := 0
-	for len(stack) > 0 {
-		r := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if on[r] {
+	walk(leaf)
+	preserved := map[string][]string{}
+	// Every compaction of the file, also one on a detached branch, and
+	// the messages compactions kept.
+	for _, r := range recs {
+		if !first(r) || other(r) || !r.boundary() {
 			continue
 		}
-		on[r] = true
-		parent := r.ParentUUID
-		if parent == "" {
-			parent = r.LogicalParentUUID
-		}
-		if parent != "" {
-			if p, ok := byID[parent]; ok {
-				stack = append(stack, p)
-			} else if dangling == 0 {
-				dangling = r.line
-			}
-		}
-		if m := r.CompactMetadata; m != nil && m.PreservedMessages != nil {
-			for _, id := range m.PreservedMessages.UUIDs {
-				if p, ok := byID[id]; ok {
-					stack = append(stack, p)
-				}
+		walk(r)
+		ids := preservedIDs(r, byID)
+		preserved[r.UUID] = ids
+		for _, id := range ids {
+			if p, ok := byID[id]; ok {
+				walk(p)
 			}
 		}
 	}
-	if dangling > 0 {
-		s.problem(dangling, "the record's parent is not in the file (the session starts before it, or lines are missing); the thread starts here")
+	if unwritten > 0 {
+		s.problem(unwrittenLine, "the parents of %s are not in the file (never written, anthropics/claude-code#46603); the thread goes on at the nearest earlier record", plural(unwritten, "record"))
 	}
-	// Records off the path that belong to it: the other records of a
-	// response on it, and the results of its calls.
+	if cycleLine > 0 {
+		s.problem(cycleLine, "the parentUuid chain loops back on itself here (a uuid cycle); the thread stops at the loop")
+	}
+	// Records off the path that belong to it: the summary of a
+	// compaction on it, the other records of a response on it, and the
+	// results of its calls.
 	respIDs := map[string]bool{}
 	calls := map[string]bool{}
 	note := func(r *ccLine) {
@@ -286,11 +417,15 @@ func ccThread(s *Session, recs []*ccLine) []*ccLine {
 	var out []*ccLine
 	abandoned := 0
 	for _, r := range recs {
-		if byID[r.UUID] != r {
+		if !first(r) {
 			continue
 		}
 		if !on[r] && !other(r) && r.Message != nil {
 			switch {
+			case r.IsCompactSummary:
+				if p, ok := byID[r.ParentUUID]; ok && on[p] && p.boundary() {
+					on[r] = true
+				}
 			case r.Type == "assistant" && r.Message.ID != "" && respIDs[r.Message.ID]:
 				on[r] = true
 			case r.Type == "user" && answersOnly(r, calls):
@@ -302,14 +437,49 @@ func ccThread(s *Session, recs []*ccLine) []*ccLine {
 		}
 		if on[r] {
 			out = append(out, r)
-		} else if !other(r) && (r.Type == "user" || r.Type == "assistant") {
+		} else if !other(r) && r.mainKind() {
 			abandoned++
 		}
 	}
 	if abandoned > 0 {
 		s.problem(0, "%s on other branches (a rewind or an edited message) are not on the main thread; left out", plural(abandoned, "record"))
 	}
-	return out
+	return out, preserved
+}
+
+// preservedIDs lists the uuids of the messages a boundary kept verbatim:
+// preservedMessages.uuids, else the chain of preservedSegment from its
+// tail up to its head.
+func preservedIDs(r *ccLine, byID map[string]*ccLine) []string {
+	m := r.CompactMetadata
+	if m == nil {
+		return nil
+	}
+	if m.PreservedMessages != nil {
+		return m.PreservedMessages.UUIDs
+	}
+	seg := m.PreservedSegment
+	if seg == nil || seg.TailUUID == "" {
+		return nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for id := seg.TailUUID; id != "" && !seen[id]; {
+		seen[id] = true
+		p, ok := byID[id]
+		if !ok {
+			break
+		}
+		ids = append(ids, id)
+		if id == seg.HeadUUID {
+			break
+		}
+		id = p.ParentUUID
+	}
+	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+		ids[i], ids[j] = ids[j], ids[i]
+	}
+	return ids
 }
 
 // answersOnly reports whether a user record holds only tool results, each
@@ -328,7 +498,7 @@ func answersOnly(r *ccLine, calls map[string]bool) bool {
 }
 
 // ccMessages turns the thread's records into messages and compactions.
-func ccMessages(s *Session, thread []*ccLine) {
+func ccMessages(s *Session, thread []*ccLine, preserved map[string][]string) {
 	var pending *Compaction // a boundary waiting for its summary
 	lastAsst := -1          // index of the last assistant message
 	lastResp := ""          // its response id (message.id)
@@ -339,17 +509,16 @@ func ccMessages(s *Session, thread []*ccLine) {
 		case r.Type == "system" && r.Subtype == "compact_boundary":
 			c := Compaction{Index: len(s.Messages), Line: r.line, ID: r.UUID, Time: t}
 			if m := r.CompactMetadata; m != nil {
-				c.Trigger, c.PreTokens = m.Trigger, m.PreTokens
-				if m.PreservedMessages != nil {
-					c.Preserved = m.PreservedMessages.UUIDs
-				}
+				c.Trigger, c.PreTokens = string(m.Trigger), m.PreTokens
+				c.PostTokens, c.DurationMs = m.PostTokens, m.DurationMs
+				c.Preserved = preserved[r.UUID]
 			}
 			s.Compactions = append(s.Compactions, c)
 			pending = &s.Compactions[len(s.Compactions)-1]
 			lastAsst = -1
 			continue
-		case r.Type == "system":
-			continue
+		case !r.mainKind():
+			continue // system, progress, attachment, …: links, not messages
 		case r.Message == nil:
 			s.problem(r.line, "%s record without message; left out", r.Type)
 			continue
@@ -451,7 +620,14 @@ func ccMessages(s *Session, thread []*ccLine) {
 			}
 		}
 		if len(texts) > 0 {
-			s.Messages = append(s.Messages, Message{ID: r.UUID, Role: RoleUser, Text: strings.Join(texts, "\n"), Time: t, Line: r.line})
+			text := strings.Join(texts, "\n")
+			if cmd, ok := ccCommand(text); ok {
+				if cmd == "" {
+					continue // only a caveat
+				}
+				text = cmd
+			}
+			s.Messages = append(s.Messages, Message{ID: r.UUID, Role: RoleUser, Text: text, Time: t, Line: r.line})
 			lastAsst = -1
 		}
 	}
@@ -478,4 +654,107 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// ccCommandTags are the tags Claude Code wraps a slash command and its
+// local output in, in a user record of their own.
+var ccCommandTags = []string{"command-name", "command-message", "command-args", "local-command-stdout", "local-command-stderr", "local-command-caveat"}
+
+// ccCommand renders a user text made only of slash-command wrappers
+// (<command-name>/compact</command-name><command-args>…,
+// <local-command-stdout>…) as command markers: "[command: /compact
+// args]", "[command output: …]" (terminal escapes dropped); a caveat
+// alone renders as "". ok is false for any other text: these are not
+// turns of the conversation, and must never read as the user's request.
+func ccCommand(text string) (out string, ok bool) {
+	rest := strings.TrimSpace(text)
+	if !strings.HasPrefix(rest, "<") {
+		return "", false
+	}
+	vals := map[string]string{}
+	var order []string
+	for rest != "" {
+		tag := ""
+		for _, t := range ccCommandTags {
+			if strings.HasPrefix(rest, "<"+t+">") {
+				tag = t
+				break
+			}
+		}
+		if tag == "" {
+			return "", false
+		}
+		body := rest[len(tag)+2:]
+		end := strings.Index(body, "</"+tag+">")
+		if end < 0 {
+			return "", false
+		}
+		if _, dup := vals[tag]; !dup {
+			order = append(order, tag)
+		}
+		vals[tag] = strings.TrimSpace(body[:end])
+		rest = strings.TrimSpace(body[end+len(tag)+3:])
+	}
+	var lines []string
+	if name, has := vals["command-name"]; has {
+		if name == "" {
+			name = "/" + vals["command-message"]
+		}
+		if a := vals["command-args"]; a != "" {
+			name += " " + a
+		}
+		lines = append(lines, "[command: "+oneLine(name)+"]")
+	}
+	for _, t := range order {
+		if t == "local-command-stdout" || t == "local-command-stderr" {
+			if o := stripANSI(vals[t]); o != "" {
+				lines = append(lines, "[command output: "+oneLine(o)+"]")
+			}
+		}
+	}
+	return strings.Join(lines, "\n"), true
+}
+
+// oneLine folds the lines of s into one, cut at 500 characters.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 500 {
+		s = string(r[:500]) + "…"
+	}
+	return s
+}
+
+// stripANSI drops terminal escape sequences (CSI and OSC) from s.
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0x1b {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == ']' {
+			j := i + 2
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x1b {
+				j++
+			}
+			i = j
+			continue
+		}
+		i++ // ESC and the one character after it
+	}
+	return b.String()
 }

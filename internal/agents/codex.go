@@ -139,8 +139,17 @@ type cxReader struct {
 	cur int // index of the open assistant message, -1 none
 	// calls maps each call id to its tool's name.
 	calls map[string]string
-	// lastTokens is the input of the last token count.
+	// lastTokens is the input of the last non-zero token count: Codex
+	// can write one of zeros just before a compaction.
 	lastTokens int64
+	// afterCompaction: a compaction was recorded and no model item came
+	// since, so the next token count is the compaction call's own usage
+	// (openai/codex#47003), not a step's.
+	afterCompaction bool
+	// eventLine is the line of a context_compacted event not yet
+	// matched by a compacted record (0: none); eventAt the message count
+	// then.
+	eventLine, eventAt int
 	// events are the interface's copies of the messages, read when
 	// there is no message item (msgItems false).
 	events   []Message
@@ -201,13 +210,24 @@ func (cx *cxReader) record(line int, typ string, t time.Time, it *cxItem) {
 			if info.ModelContextWindow > 0 {
 				s.ContextWindow = info.ModelContextWindow
 			}
-			if u := info.LastTokenUsage; u != nil {
+			if u := info.LastTokenUsage; u != nil && (u.InputTokens != 0 || u.OutputTokens != 0) {
+				// (A count of zeros, as written just before a compaction,
+				// says nothing.)
 				// Codex counts cached tokens inside input_tokens.
 				use := &Usage{Input: u.InputTokens - u.CachedInputTokens, CacheRead: u.CachedInputTokens, Output: u.OutputTokens}
 				if use.Input < 0 {
 					use.Input, use.CacheRead = u.InputTokens, 0
 				}
-				cx.lastTokens = u.InputTokens
+				if cx.afterCompaction && len(s.Compactions) > 0 {
+					c := &s.Compactions[len(s.Compactions)-1]
+					if c.Usage == nil {
+						c.Usage = use
+						return
+					}
+				}
+				if u.InputTokens > 0 {
+					cx.lastTokens = u.InputTokens
+				}
 				for i := len(s.Messages) - 1; i >= 0; i-- {
 					if s.Messages[i].Role == RoleAssistant {
 						s.Messages[i].Usage = use
@@ -228,13 +248,26 @@ func (cx *cxReader) record(line int, typ string, t time.Time, it *cxItem) {
 				role = RoleAssistant
 			}
 			cx.events = append(cx.events, Message{ID: itemID(line), Role: role, Text: text, Time: t, Line: line})
+		case "context_compacted":
+			// The interface's mark of a compaction: the compacted record
+			// is written beside it, before or after.
+			if n := len(s.Compactions); n > 0 && s.Compactions[n-1].Index == len(s.Messages) && cx.afterCompaction {
+				return // its record came first
+			}
+			cx.eventLine, cx.eventAt = line, len(s.Messages)
 		}
 		return
 	case "compacted":
 		cx.cur = -1
 		var msg string
 		_ = json.Unmarshal(it.Message, &msg)
+		if cx.eventLine > 0 && cx.eventAt == len(s.Messages) {
+			cx.eventLine = 0 // the event marked this record
+		}
+		cx.flushEvent()
 		c := Compaction{Index: len(s.Messages), Line: line, Trigger: string(it.Trigger), PreTokens: cx.lastTokens, Time: t}
+		c.Preserved = cx.kept(it.ReplacementHistory)
+		cx.afterCompaction = true
 		switch {
 		case msg != "":
 			c.Summary, c.HasSummary = msg, true
@@ -247,6 +280,8 @@ func (cx *cxReader) record(line int, typ string, t time.Time, it *cxItem) {
 		return
 	}
 	// A response item.
+	cx.afterCompaction = false
+	cx.flushEvent()
 	switch string(it.ItemType) {
 	case "message":
 		text, ok := textOrParts(it.Content)
@@ -340,7 +375,64 @@ func (cx *cxReader) record(line int, typ string, t time.Time, it *cxItem) {
 	}
 }
 
+// flushEvent records a context_compacted event that no compacted record
+// came with: a compaction whose summary the rollout does not hold.
+func (cx *cxReader) flushEvent() {
+	if cx.eventLine == 0 {
+		return
+	}
+	cx.s.Compactions = append(cx.s.Compactions, Compaction{Index: cx.eventAt, Line: cx.eventLine, PreTokens: cx.lastTokens,
+		Unauditable: "the rollout marks a compaction (context_compacted) but holds no compacted record with its summary"})
+	cx.eventLine = 0
+	cx.afterCompaction = true
+}
+
+// kept lists the ids of the user messages since the last compaction
+// that a compaction's replacement_history keeps verbatim (Codex keeps the
+// user's messages, up to 64,000 tokens, beside the summary): the kept
+// tail, not part of what the summary replaced. Each item of the history
+// matches the latest unmatched user message of the same text.
+func (cx *cxReader) kept(history []byte) []string {
+	if len(history) == 0 || !bytes.Contains(history, []byte(`"user"`)) {
+		return nil
+	}
+	var items []struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Content raw    `json:"content"`
+	}
+	if json.Unmarshal(history, &items) != nil {
+		return nil
+	}
+	s := cx.s
+	start := 0
+	if n := len(s.Compactions); n > 0 {
+		start = s.Compactions[n-1].Index
+	}
+	used := map[int]bool{}
+	var ids []string
+	for _, it := range items {
+		if it.Type != "message" || it.Role != "user" {
+			continue
+		}
+		text, ok := textOrParts(it.Content)
+		if !ok {
+			continue
+		}
+		for i := len(s.Messages) - 1; i >= start; i-- {
+			m := &s.Messages[i]
+			if m.Role == RoleUser && !used[i] && m.Text == text {
+				used[i] = true
+				ids = append(ids, m.ID)
+				break
+			}
+		}
+	}
+	return ids
+}
+
 func (cx *cxReader) finish() {
+	cx.flushEvent()
 	if !cx.msgItems && len(cx.events) > 0 {
 		// Only the interface's copies: read them, in order, before the
 		// tool items they came with (a rollout of that shape has none

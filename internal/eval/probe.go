@@ -463,10 +463,14 @@ func (m *miner) continuation(h diff.History) {
 		var prose []string
 		for _, line := range strings.Split(t.Text, "\n") {
 			l := strings.TrimSpace(line)
-			if strings.HasPrefix(l, "[attached: ") || strings.HasPrefix(l, "[mentioned: ") {
+			if strings.HasPrefix(l, "[attached: ") || strings.HasPrefix(l, "[mentioned: ") ||
+				strings.HasPrefix(l, "[command: ") || strings.HasPrefix(l, "[command output: ") {
 				continue
 			}
 			prose = append(prose, line)
+		}
+		if strings.TrimSpace(strings.Join(prose, "")) == "" {
+			continue // a slash command, not a request: the one before
 		}
 		req := strings.TrimSpace(slashLinks.ReplaceAllString(strings.Join(prose, " "), "$1"))
 		ss := diff.Sentences(req)
