@@ -2,9 +2,11 @@ package simulate
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,5 +178,90 @@ func TestTimelineShowsLiveUsage(t *testing.T) {
 	rep.WriteText(&text)
 	if strings.Contains(text.String(), " live ") {
 		t.Errorf("a live column for a generic history:\n%s", text.String())
+	}
+}
+
+// TestAgainstRecordedRealClaudeCode: real sessions of Claude Code 2.1.14
+// and later (entireio/cli's corpus, MIT) used to read as a few messages
+// and no compaction: simulate now reads the whole thread (one step per
+// response the file records) and finds every recorded compaction.
+func TestAgainstRecordedRealClaudeCode(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		compactions int
+	}{
+		{"2.1.14-4b-7d5121b42a-0.jsonl.gz", 1},
+		{"2.1.20-25-730c662552-0.jsonl.gz", 2},
+		{"2.1.39-9b-04c3d92e38-2.jsonl.gz", 1},
+		{"2.1.42-ed-51f6581660-0.jsonl.gz", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join(agentsData, "claude-code", "entire", c.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The responses the file records on its main side: one model
+			// step each.
+			responses := map[string]bool{}
+			dec := json.NewDecoder(bytes.NewReader(data))
+			for {
+				var r struct {
+					Type        string `json:"type"`
+					IsSidechain bool   `json:"isSidechain"`
+					Message     struct {
+						ID string `json:"id"`
+					} `json:"message"`
+				}
+				if err := dec.Decode(&r); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if r.Type == "assistant" && !r.IsSidechain && r.Message.ID != "" {
+					responses[r.Message.ID] = true
+				}
+			}
+			in, _, err := ReadFile("-", "", bytes.NewReader(data), "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Run(context.Background(), []*Input{in}, Options{Strategies: []string{"stagewise"}, AgainstRecorded: true, SummarizerName: "builtin"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var js bytes.Buffer
+			if err := rep.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			var v struct {
+				Sessions []AgentRecorded
+			}
+			if err := json.Unmarshal(js.Bytes(), &v); err != nil {
+				t.Fatal(err)
+			}
+			if len(v.Sessions) != 1 || len(v.Sessions[0].Recorded) != c.compactions {
+				t.Fatalf("recorded %+v", v.Sessions)
+			}
+			steps := 0
+			for _, m := range in.History.Branch {
+				if m.Role == strategy.RoleAssistant {
+					steps++
+				}
+			}
+			// Responses split by a compaction count once on each side;
+			// none is lost.
+			if steps < len(responses) || steps > len(responses)+c.compactions {
+				t.Errorf("%d steps read, the file records %d responses", steps, len(responses))
+			}
+		})
 	}
 }
