@@ -23,6 +23,7 @@ import (
 
 func main() {
 	gen := flag.String("gen", "", "write a session of this agent (claude-code or codex) to stdout")
+	plain := flag.Bool("plain", false, "read FILE as a plain JSON line reader does (each line decoded by encoding/json into a generic value, then dropped): the baseline")
 	mb := flag.Int("mb", 100, "with -gen: the size in MB")
 	flag.Parse()
 	if *gen != "" {
@@ -48,6 +49,10 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	if *plain {
+		plainRead(flag.Arg(0))
+		return
+	}
 	s, err := agents.ReadFile(flag.Arg(0), "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "readsession:", err)
@@ -61,6 +66,28 @@ func main() {
 	}
 	fmt.Printf("%s: %d messages, %d steps, %d compactions, %d problems; %d bytes of compact history rendered\n",
 		s.Agent, len(s.Messages), s.Steps(), len(s.Compactions), len(s.Problems), chars)
+}
+
+// plainRead decodes every line of path with encoding/json and keeps
+// nothing: what reading the file costs at the least with the standard
+// library.
+func plainRead(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "readsession:", err)
+		os.Exit(1)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 256<<20)
+	lines := 0
+	for sc.Scan() {
+		var v any
+		if json.Unmarshal(sc.Bytes(), &v) == nil {
+			lines++
+		}
+	}
+	fmt.Printf("plain JSON lines: %d decoded\n", lines)
 }
 
 // text is a tool output of about n bytes: source-like lines.
@@ -91,7 +118,7 @@ func genClaude(w *bufio.Writer, size int64) {
 	next := func() string { id++; return fmt.Sprintf("r%07d", id) }
 	rec := func(typ, p string, extra map[string]any) string {
 		u := next()
-		m := map[string]any{"type": typ, "uuid": u, "parentUuid": nil, "sessionId": "big", "cwd": cwd, "timestamp": "2026-01-01T00:00:00.000Z", "isSidechain": false, "version": "2.0.61"}
+		m := map[string]any{"type": typ, "uuid": u, "parentUuid": nil, "sessionId": "big", "cwd": cwd, "timestamp": "2026-01-01T00:00:00.000Z", "isSidechain": false, "version": "2.1.39", "userType": "external", "gitBranch": "main", "slug": "big-session"}
 		if p != "" {
 			m["parentUuid"] = p
 		}
@@ -105,9 +132,17 @@ func genClaude(w *bufio.Writer, size int64) {
 		return rec("assistant", p, map[string]any{"message": map[string]any{"id": mid, "role": "assistant", "model": "claude-sonnet-4-5-20250929", "content": content,
 			"usage": map[string]any{"input_tokens": 3, "cache_read_input_tokens": tokens, "cache_creation_input_tokens": 200, "output_tokens": 150}}})
 	}
+	// As in real 2.1.x files (see docs/benchmarks.md): the result is
+	// written twice (toolUseResult holds it whole beside the message's
+	// tool_result), and progress records are links of the chain: a hook's
+	// before each result, bash output while a command runs.
+	progress := func(p, kind, call string, payload int) string {
+		return rec("progress", p, map[string]any{"data": map[string]any{"type": kind, "hookEvent": "PostToolUse", "output": text(payload, 7)}, "toolUseID": call, "parentToolUseID": call})
+	}
 	result := func(p, call, out string, isErr bool) string {
+		p = progress(p, "hook_progress", call, 200)
 		return rec("user", p, map[string]any{"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": call, "content": out, "is_error": isErr}}},
-			"toolUseResult": map[string]any{"stdout": out[:min(len(out), 2000)]}})
+			"toolUseResult": map[string]any{"stdout": out, "stderr": "", "interrupted": false, "file": map[string]any{"filePath": cwd + "/src/x.go", "content": out}}})
 	}
 	nextCompact := int64(8 << 20)
 	for turn := 0; n < size; turn++ {
@@ -126,6 +161,9 @@ func genClaude(w *bufio.Writer, size int64) {
 		parent = result(parent, c3, "The file has been updated.", false)
 		c4, c5 := fmt.Sprintf("t%d_4", turn), fmt.Sprintf("t%d_5", turn)
 		parent = asst(parent, mid+"c", []any{map[string]any{"type": "tool_use", "id": c4, "name": "Bash", "input": map[string]any{"command": "go test ./...", "description": "Run the tests"}}}, tokens+9500)
+		for k := 0; k < 4; k++ {
+			parent = progress(parent, "bash_progress", c4, 1500)
+		}
 		parent = result(parent, c4, "Exit code 1\n"+text(3000, turn), true)
 		parent = asst(parent, mid+"d", []any{map[string]any{"type": "tool_use", "id": c5, "name": "Bash", "input": map[string]any{"command": "go test ./...", "description": "Run the tests"}}}, tokens+9800)
 		parent = result(parent, c5, "ok  \texample.com/big\t0.4s", false)

@@ -248,14 +248,10 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 			hooks.Warn(msg)
 		}
 	}
-	// Read every session first: nothing is written for a run that finds
-	// nothing to write.
-	type chat struct {
-		s      *agents.Session
-		parent string
-	}
-	var chats []chat
-	for i, f := range files {
+	// Tell the files first: nothing is written for a run that finds no
+	// session of the agent.
+	var mine []string
+	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -268,27 +264,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 			warn("%s: a %s file, not a %s session; skipped", f, format, opts.Agent)
 			continue
 		}
-		s, err := agents.ReadFile(f, format)
-		if err != nil {
-			warn("%v; skipped", err)
-			continue
-		}
-		for _, p := range s.Problems {
-			warn("%s: %s", f, p)
-		}
-		chats = append(chats, chat{s: s})
-		for _, sub := range s.Subagents {
-			for _, p := range sub.Problems {
-				warn("%s: %s", sub.Path, p)
-			}
-			chats = append(chats, chat{s: sub, parent: f})
-		}
-		if hooks.Progress != nil {
-			hooks.Progress(i+1, len(files), 0)
-		}
+		mine = append(mine, f)
 	}
-	sum.Sessions = len(chats)
-	if len(chats) == 0 {
+	if len(mine) == 0 {
 		return sum, &NoSessionsError{Agent: opts.Agent, Paths: paths}
 	}
 	out, err := extract.OpenOutput(ctx, opts.OutDir, opts.Force, hooks.Leftovers, hooks.Removing)
@@ -296,89 +274,71 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		return nil, err
 	}
 	defer out.Close()
-	system := []byte(opts.Pack.System())
-	k := 0
-	for _, c := range chats {
+	chats := 0
+	for i, f := range mine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		s := c.s
-		h := convo.FromSession(s)
-		res := SessionResult{File: s.Path, Session: s.ID, Messages: len(h.Branch), Compactions: len(h.Recorded), Subagent: c.parent, Partial: s.Partial}
-		if len(h.Recorded) == 0 {
-			sum.PerSession = append(sum.PerSession, res)
-			continue
-		}
-		k++
-		title := sessionTitle(s, c.parent != "")
-		res.Directory = extract.ChatDirName(k, title)
-		prevIdx, prevSummary, prevUnaudit := -1, "", false
-		start := 0
-		written := 0
-		for n, rc := range h.Recorded {
-			b := buildBundle(s, h, n, start, prevIdx, prevSummary, prevUnaudit, opts, title)
-			if b.messages == 0 && prevSummary == "" {
-				// Nothing to compact: never an empty bundle.
-				why := "no message of the session stands before it in the file"
-				if n > 0 {
-					why = fmt.Sprintf("no message between it and the compaction before it (line %d)", h.Recorded[n-1].Line)
-				}
-				res.Missed = append(res.Missed, Miss{Compaction: n + 1, Line: rc.Line, Reason: why})
-				prevIdx, start = rc.Index, rc.Index
-				prevSummary, prevUnaudit = rc.Summary, rc.Unauditable != ""
-				if prevUnaudit {
-					prevSummary = ""
-				}
+		// A session is read as it is written: each compaction's bundle
+		// goes out once the reader has it, and its messages are dropped.
+		w := &sessionWriter{opts: opts, warn: warn, out: out, chats: &chats, file: f}
+		s, err := agents.StreamFile(f, opts.Agent, func(seg agents.Segment) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return w.segment(seg)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var werr *writeError
+			if errors.As(err, &werr) {
+				return nil, werr.err
+			}
+			if w.res.Bundles == 0 {
+				warn("%v; skipped", err)
 				continue
 			}
-			written++
-			dir := filepath.Join(res.Directory, extract.CompressionDirName(written))
-			files := map[string][]byte{
-				extract.FileSystemPrompt: system,
-				extract.FileUserMessage:  []byte(b.user),
-				extract.FileCompact:      []byte(b.compact),
-				extract.FileMetadata:     b.meta,
+			// Stopped part way (a line too long, a read error): the
+			// compactions read before it keep their bundles.
+			warn("%v; the %s before it kept", err, plural(w.res.Bundles, "bundle"))
+			if err := w.finish(&agents.Session{Agent: opts.Agent, Path: f}, warn); err != nil {
+				return nil, err
 			}
-			if rc.Unauditable == "" {
-				files[extract.FileActualOutput] = []byte(rc.Summary)
-			} else {
-				res.Unauditable++
-				sum.Unauditable++
-				warn("%s: compaction %d (line %d) is unauditable: %s; its bundle has no %s", s.Path, n+1, rc.Line, rc.Unauditable, extract.FileActualOutput)
+			sum.add(w)
+			continue
+		}
+		for _, p := range s.Problems {
+			warn("%s: %s", f, p)
+		}
+		if err := w.finish(s, warn); err != nil {
+			return nil, err
+		}
+		sum.add(w)
+		for _, sub := range s.Subagents {
+			for _, p := range sub.Problems {
+				warn("%s: %s", sub.Path, p)
 			}
-			names := make([]string, 0, len(files))
-			for name := range files {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			for _, name := range names {
-				if err := out.WriteFile(filepath.Join(dir, name), files[name]); err != nil {
+			sw := &sessionWriter{opts: opts, warn: warn, out: out, chats: &chats, file: sub.Path, parent: f}
+			for _, seg := range agents.Segments(sub) {
+				if err := sw.segment(seg); err != nil {
+					var werr *writeError
+					if errors.As(err, &werr) {
+						return nil, werr.err
+					}
 					return nil, err
 				}
 			}
-			res.Bundles++
-			sum.Bundles++
-			prevIdx, start = rc.Index, rc.Index
-			prevSummary, prevUnaudit = rc.Summary, rc.Unauditable != ""
-			if prevUnaudit {
-				prevSummary = ""
+			sub.Messages = nil
+			if err := sw.finish(sub, warn); err != nil {
+				return nil, err
 			}
+			sum.add(sw)
 		}
-		if len(res.Missed) > 0 {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s: %d of %d compactions extracted", s.Path, res.Bundles, len(h.Recorded))
-			for _, m := range res.Missed {
-				fmt.Fprintf(&b, "; compaction %d (line %d): %s", m.Compaction, m.Line, m.Reason)
-			}
-			warn("%s", b.String())
+		if hooks.Progress != nil {
+			hooks.Progress(i+1, len(mine), sum.Bundles)
 		}
-		if res.Bundles > 0 {
-			sum.Extracted++
-		} else {
-			k--
-			res.Directory = ""
-		}
-		sum.PerSession = append(sum.PerSession, res)
 	}
 	if err := out.Commit(); err != nil {
 		return nil, err
@@ -386,33 +346,202 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	return sum, nil
 }
 
+// add counts a session's part of the run.
+func (sum *Summary) add(w *sessionWriter) {
+	sum.Sessions++
+	if w.res.Bundles > 0 {
+		sum.Extracted++
+	}
+	sum.Bundles += w.res.Bundles
+	sum.Unauditable += w.res.Unauditable
+	sum.PerSession = append(sum.PerSession, w.res)
+}
+
+// writeError is a failure to write the output, which stops the run (a
+// session that cannot be read only skips that session).
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }
+
+// sessionWriter writes the bundles of one session as its segments come.
+type sessionWriter struct {
+	opts   Options
+	warn   func(string, ...any)
+	out    *extract.Output
+	chats  *int // chat directories written so far in the run
+	file   string
+	parent string // the parent session's file, for a subagent
+	res    SessionResult
+	// title names the chat directory: the first line of the first user
+	// message (found: titled).
+	title  string
+	titled bool
+	// What the segments before this one left: the branch messages read,
+	// the live usage of the latest step, the previous compaction's place,
+	// summary and whether it was auditable, the compactions recorded.
+	branch      int
+	live        int64
+	prevIdx     int
+	prevSummary string
+	prevUnaudit bool
+	recorded    int
+	// metas are the bundles' metadata, written once the whole session
+	// is read (its totals are known then).
+	metas []pendingMeta
+}
+
+type pendingMeta struct {
+	dir string
+	md  metadata
+}
+
+// segment writes the bundle of the compaction that ends seg, if any.
+func (w *sessionWriter) segment(seg agents.Segment) error {
+	s := seg.Session
+	if !w.titled {
+		w.title, w.titled = firstLine(seg.Messages)
+	}
+	part := &agents.Session{Agent: s.Agent, Path: s.Path, ID: s.ID, Cwd: s.Cwd, Model: s.Model, ContextWindow: s.ContextWindow, Messages: seg.Messages}
+	if seg.Compaction != nil {
+		c := *seg.Compaction
+		c.Index = len(seg.Messages)
+		part.Compactions = []agents.Compaction{c}
+	}
+	h := convo.FromSession(part)
+	defer func() {
+		w.branch += len(h.Branch)
+		for i := len(h.Usage) - 1; i >= 0; i-- {
+			if h.Usage[i] > 0 {
+				w.live = h.Usage[i]
+				break
+			}
+		}
+	}()
+	if seg.Compaction == nil || len(h.Recorded) == 0 {
+		return nil
+	}
+	w.recorded++
+	n := w.recorded
+	rc := h.Recorded[0]
+	c := seg.Compaction
+	next := func() {
+		w.prevIdx = w.branch + rc.Index
+		w.prevSummary, w.prevUnaudit = rc.Summary, rc.Unauditable != ""
+		if w.prevUnaudit {
+			w.prevSummary = ""
+		}
+	}
+	b := w.build(s, h, c, n)
+	if b.messages == 0 && w.prevSummary == "" {
+		// Nothing to compact: never an empty bundle.
+		why := "no message of the session stands before it in the file"
+		if n > 1 {
+			why = "no message between it and the compaction before it"
+		}
+		w.res.Missed = append(w.res.Missed, Miss{Compaction: n, Line: rc.Line, Reason: why})
+		next()
+		return nil
+	}
+	if w.res.Bundles == 0 {
+		*w.chats++
+		title := w.title
+		if !w.titled {
+			title = s.ID
+		}
+		if r := []rune(title); len(r) > 60 {
+			title = string(r[:60])
+		}
+		if w.parent != "" {
+			title = "subagent " + title
+		}
+		w.title, w.titled = title, true
+		w.res.Directory = extract.ChatDirName(*w.chats, title)
+	}
+	w.res.Bundles++
+	dir := filepath.Join(w.res.Directory, extract.CompressionDirName(w.res.Bundles))
+	files := map[string][]byte{
+		extract.FileSystemPrompt: []byte(w.opts.Pack.System()),
+		extract.FileUserMessage:  []byte(b.user),
+		extract.FileCompact:      []byte(b.compact),
+	}
+	if rc.Unauditable == "" {
+		files[extract.FileActualOutput] = []byte(rc.Summary)
+	} else {
+		w.res.Unauditable++
+		w.warn("%s: compaction %d (line %d) is unauditable: %s; its bundle has no %s", s.Path, n, rc.Line, rc.Unauditable, extract.FileActualOutput)
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := w.out.WriteFile(filepath.Join(dir, name), files[name]); err != nil {
+			return &writeError{err}
+		}
+	}
+	w.metas = append(w.metas, pendingMeta{dir: dir, md: b.md})
+	next()
+	return nil
+}
+
+// finish writes the metadata of the session's bundles, now that its
+// totals are known, and says what it could not bundle.
+func (w *sessionWriter) finish(s *agents.Session, warn func(string, ...any)) error {
+	if s.Model == "" && len(w.metas) > 0 {
+		s.Model = w.metas[0].md.Model
+	}
+	w.res.File, w.res.Session, w.res.Messages, w.res.Compactions = s.Path, s.ID, w.branch, w.recorded
+	w.res.Subagent, w.res.Partial = w.parent, s.Partial
+	for i := range w.metas {
+		md := &w.metas[i].md
+		md.ChatTitle = w.title
+		if s.Model != "" {
+			md.Model = s.Model
+		}
+		md.TotalCompressions, md.TotalChatMessages = w.recorded, w.branch
+		if err := w.out.WriteFile(filepath.Join(w.metas[i].dir, extract.FileMetadata), md.json()); err != nil {
+			return err
+		}
+	}
+	w.metas = nil
+	if len(w.res.Missed) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %d of %d compactions extracted", s.Path, w.res.Bundles, w.recorded)
+		for _, m := range w.res.Missed {
+			fmt.Fprintf(&b, "; compaction %d (line %d): %s", m.Compaction, m.Line, m.Reason)
+		}
+		warn("%s", b.String())
+	}
+	return nil
+}
+
 type bundle struct {
 	compact, user string
-	meta          []byte
+	md            metadata
 	messages      int // the messages of the history it renders
 }
 
-// buildBundle renders compaction n of h: the messages from start to its
-// Index (less those the agent preserved), after the previous summary.
-func buildBundle(s *agents.Session, h *convo.History, n, start, prevIdx int, prevSummary string, prevUnaudit bool, opts Options, title string) bundle {
-	rc := h.Recorded[n]
+// build renders the compaction n (1-based) that ends h, the history of
+// one segment: its messages (less those the agent preserved), after the
+// previous summary.
+func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Compaction, n int) bundle {
+	rc := h.Recorded[0]
 	preserved := map[string]bool{}
-	if n < len(s.Compactions) {
-		for _, id := range s.Compactions[n].Preserved {
-			preserved[id] = true
-		}
+	for _, id := range c.Preserved {
+		preserved[id] = true
 	}
 	var msgs []strategy.Message
-	for _, m := range h.Branch[start:rc.Index] {
+	for _, m := range h.Branch[:rc.Index] {
 		if !preserved[m.ID] {
 			msgs = append(msgs, m)
 		}
 	}
-	compact := convo.Render(msgs, convo.RenderOptions{Previous: prevSummary, Verbs: true, Cwd: h.Cwd, Outcomes: h.Outcomes})
+	compact := convo.Render(msgs, convo.RenderOptions{Previous: w.prevSummary, Verbs: true, Cwd: h.Cwd, Outcomes: h.Outcomes})
 	compact = history.ToWellFormed(compact)
-	prevChars := history.Len16(prevSummary)
-	user := opts.Pack.UserMessage(compact, prevChars, opts.Locale)
-	var live int64
+	prevChars := history.Len16(w.prevSummary)
+	user := w.opts.Pack.UserMessage(compact, prevChars, w.opts.Locale)
+	live := w.live
 	for i := rc.Index - 1; i >= 0 && i < len(h.Usage); i-- {
 		if h.Usage[i] > 0 {
 			live = h.Usage[i]
@@ -429,32 +558,30 @@ func buildBundle(s *agents.Session, h *convo.History, n, start, prevIdx int, pre
 		est += estimate(m)
 	}
 	md := metadata{
-		Agent: s.Agent, ChatID: s.ID, ChatTitle: title, Session: s.ID, SessionFile: s.Path,
-		Model: s.Model, Cwd: s.Cwd,
-		CompressionNumber: n + 1, TotalCompressions: len(h.Recorded), TotalChatMessages: len(h.Branch),
-		BoundaryMessageIndex: rc.Index, BoundaryLine: rc.Line, Trigger: rc.Trigger,
+		Agent: s.Agent, ChatID: s.ID, Session: s.ID, SessionFile: s.Path,
+		Cwd:                  s.Cwd,
+		CompressionNumber:    n,
+		BoundaryMessageIndex: w.branch + rc.Index, BoundaryLine: rc.Line, Trigger: rc.Trigger,
 		RecordedPreTokens: rc.PreTokens, LiveTokensBefore: live, EstimatedTokens: int64(math.Ceil(est)),
-		TotalMessagesInSlice: rc.Index - start, SerializedMessageCount: serialized, PreservedMessages: len(preserved),
+		TotalMessagesInSlice: rc.Index, SerializedMessageCount: serialized, PreservedMessages: len(preserved),
 		CompactHistoryChars: history.Len16(compact), UserMessageChars: history.Len16(user),
-		Auditable: rc.Unauditable == "", Unauditable: rc.Unauditable, PreviousUnauditable: prevUnaudit, Pack: opts.PackName,
+		Auditable: rc.Unauditable == "", Unauditable: rc.Unauditable, PreviousUnauditable: w.prevUnaudit, Pack: w.opts.PackName,
+		RecordedPostTokens: c.PostTokens, RecordedDurationMs: c.DurationMs, RecordedCompactionUsage: c.Usage,
 	}
-	if n < len(s.Compactions) {
-		c := &s.Compactions[n]
-		md.RecordedPostTokens, md.RecordedDurationMs, md.RecordedCompactionUsage = c.PostTokens, c.DurationMs, c.Usage
-	}
-	if n == 0 && s.Partial != "" {
+	if n == 1 && s.Partial != "" {
 		md.PartialHistory = s.Partial
 	}
 	if rc.Unauditable == "" {
 		md.ActualOutputChars = history.Len16(rc.Summary)
 	}
-	if prevIdx >= 0 {
+	if n > 1 {
+		prevIdx := w.prevIdx
 		md.PreviousCompressionIndex = &prevIdx
 		if prevChars > 0 {
 			md.PreviousCompressionSize = &prevChars
 		}
 	}
-	return bundle{compact: compact, user: user, meta: md.json(), messages: len(msgs)}
+	return bundle{compact: compact, user: user, md: md, messages: len(msgs)}
 }
 
 // estimate is the stagewise estimator's count for a generic message:
@@ -467,24 +594,25 @@ func estimate(m *strategy.Message) float64 {
 	return math.Ceil(float64(n)/4) + strategy.GenericOverhead
 }
 
-// sessionTitle names a session's chat directory: the first line of its
-// first user message (a subagent's: "subagent", then that).
-func sessionTitle(s *agents.Session, subagent bool) string {
-	title := s.ID
-	for _, m := range s.Messages {
-		if m.Role == agents.RoleUser && strings.TrimSpace(m.Text) != "" && !strings.HasPrefix(strings.TrimSpace(m.Text), "<") {
-			title = strings.TrimSpace(m.Text)
-			if i := strings.IndexByte(title, '\n'); i >= 0 {
-				title = title[:i]
+// firstLine finds a session's title in msgs: the first line of its first
+// user message that is not a wrapper (injected context, a command, a
+// marker such as "[Request interrupted by user]").
+func firstLine(msgs []agents.Message) (string, bool) {
+	for _, m := range msgs {
+		t := strings.TrimSpace(m.Text)
+		if m.Role == agents.RoleUser && t != "" && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "[") {
+			if i := strings.IndexByte(t, '\n'); i >= 0 {
+				t = t[:i]
 			}
-			break
+			return t, true
 		}
 	}
-	if r := []rune(title); len(r) > 60 {
-		title = string(r[:60])
+	return "", false
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	if subagent {
-		title = "subagent " + title
-	}
-	return title
+	return fmt.Sprintf("%d %ss", n, word)
 }

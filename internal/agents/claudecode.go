@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/compactlab/compact/internal/fsutil"
 )
@@ -39,31 +43,25 @@ import (
 //     original uuids (anthropics/claude-code#92089): the first row of each
 //     uuid is the one read, never the history twice.
 //
-// ReadClaudeCode takes the main thread as the records the newest
-// non-side-chain user or assistant record descends from, across
-// compactions (through logicalParentUuid) and through the messages a
-// compaction preserved, plus the records that belong to them though they
-// hang off the path: the other records of a response already on it and
-// the tool results of its calls. These are read in file order, which is
-// the order Claude Code wrote them. Only user, assistant and the
-// compaction's records become messages. Records of abandoned branches (a
-// rewind) and of side chains are left out.
-
-type ccRecord struct {
-	Type              string         `json:"type"`
-	Subtype           string         `json:"subtype"`
-	UUID              string         `json:"uuid"`
-	ParentUUID        string         `json:"parentUuid"`
-	LogicalParentUUID string         `json:"logicalParentUuid"`
-	IsSidechain       bool           `json:"isSidechain"`
-	IsMeta            bool           `json:"isMeta"`
-	IsCompactSummary  bool           `json:"isCompactSummary"`
-	SessionID         string         `json:"sessionId"`
-	Cwd               string         `json:"cwd"`
-	Timestamp         string         `json:"timestamp"`
-	Message           *ccMessage     `json:"message"`
-	CompactMetadata   *ccCompactMeta `json:"compactMetadata"`
-}
+// The main thread is, for each compaction, the records its boundary
+// descends from (through logicalParentUuid and the messages it preserved)
+// back to the compaction before it, and after the last compaction the
+// records the newest non-side-chain user or assistant record descends
+// from; plus the records that belong to them though they hang off the
+// path: the other records of a response already on it and the tool
+// results of its calls. These are read in file order, which is the order
+// Claude Code wrote them. Only user, assistant and the compaction's
+// records become messages. Records of abandoned branches (a rewind) and of
+// side chains are left out.
+//
+// The reader streams (StreamClaudeCode): every record's links are kept
+// (a few dozen bytes each), but a message only until the compaction that
+// ends its part of the thread has been read, when that part is handed on
+// and dropped. Its memory is bounded by the longest stretch of the thread
+// between two compactions, not by the file. The fields of a record are
+// picked with gjson, which skips what compact does not read
+// (toolUseResult, a progress record's output: most of a file's bytes)
+// without decoding it; the message itself is decoded with encoding/json.
 
 // ccCompactMeta is a boundary's compactMetadata: trigger and preTokens
 // always; postTokens, durationMs and the kept tail (preservedSegment, or
@@ -146,24 +144,67 @@ func (r *ccResult) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ccLine is one record of the tree kept, with its line and its place in
-// the file.
-type ccLine struct {
-	ccRecord
-	line int
-	pos  int // index in the file's records
-	walk int // the walk of ccThread that reached it (0: none yet)
+// Kinds of ccNode.
+const (
+	ccOther uint8 = iota // progress, attachment, …: a link, never a message
+	ccUser
+	ccAssistant
+	ccSystem
+)
+
+// ccNode is one record of the tree: its links, and the message of a user
+// or assistant record until it is read into the session.
+type ccNode struct {
+	uuid, parent, logical string
+	kind                  uint8
+	boundary, side        bool
+	meta, summary         bool
+	on, done              bool
+	line, pos             int
+	before                int // the nearest earlier record a missing parent falls back to, -1 none
+	walk                  int // the walk that reached it last
+	respID                string
+	time                  string
+	msg                   *ccMessage
+	compact               *ccCompactMeta
+}
+
+func (n *ccNode) mainKind() bool { return n.kind == ccUser || n.kind == ccAssistant }
+
+// Segment is one part of a session's main thread, as StreamClaudeCode
+// hands it on: the messages after the compaction before it (or the
+// start), and the compaction that ends them, nil for the last part.
+type Segment struct {
+	// Session is the session as read so far: its id, working directory,
+	// the model of its latest step; no Messages.
+	Session *Session
+	// Start is the index Messages[0] has in the whole session.
+	Start    int
+	Messages []Message
+	// Compaction's Index counts the whole session's messages.
+	Compaction *Compaction
 }
 
 // ReadClaudeCodeFile reads the Claude Code session at path, and the
 // subagent sessions stored beside it (<session>/subagents/agent-*.jsonl).
 func ReadClaudeCodeFile(path string) (*Session, error) {
+	return streamClaudeCodeFile(path, nil)
+}
+
+// streamClaudeCodeFile is ReadClaudeCodeFile that hands the main session's
+// messages to fn segment by segment (fn nil: into Session.Messages).
+func streamClaudeCodeFile(path string, fn func(Segment) error) (*Session, error) {
 	f, err := fsutil.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := ReadClaudeCode(f, path)
+	var s *Session
+	if fn == nil {
+		s, err = ReadClaudeCode(f, path)
+	} else {
+		s, err = StreamClaudeCode(f, path, fn)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -199,262 +240,447 @@ func ReadClaudeCodeFile(path string) (*Session, error) {
 // Session and in errors. The error is an I/O error or a line too long;
 // bad records are Problems.
 func ReadClaudeCode(r io.Reader, name string) (*Session, error) {
-	s := &Session{Agent: ClaudeCode, Path: name, Problems: []Problem{}, Compactions: []Compaction{}}
-	var recs []*ccLine
-	err := eachLine(r, name, func(line int, text []byte) {
-		eachRecord(s, line, text, func(rec *ccRecord) {
-			if rec.UUID == "" {
-				if rec.Type == "user" || rec.Type == "assistant" {
-					s.problem(line, "%s record without uuid; left out", rec.Type)
-				}
-				return // metadata: not a link of the tree
-			}
-			if s.ID == "" {
-				s.ID = rec.SessionID
-			}
-			if s.Cwd == "" {
-				s.Cwd = rec.Cwd
-			}
-			recs = append(recs, &ccLine{ccRecord: *rec, line: line, pos: len(recs)})
-		})
+	var msgs []Message
+	s, err := StreamClaudeCode(r, name, func(seg Segment) error {
+		msgs = append(msgs, seg.Messages...)
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	s.Messages = msgs
+	return s, nil
+}
+
+// StreamClaudeCode reads one Claude Code session file as ReadClaudeCode
+// does, but hands its main thread to fn one Segment at a time, in order,
+// and keeps none of it: the Session it returns has no Messages (its
+// Compactions and Problems are whole). An error from fn stops the read
+// and is returned.
+func StreamClaudeCode(r io.Reader, name string, fn func(Segment) error) (*Session, error) {
+	s := &Session{Agent: ClaudeCode, Path: name, Problems: []Problem{}, Compactions: []Compaction{}}
+	cr := &ccReader{s: s, fn: fn, byID: map[string]*ccNode{}, known: map[string]bool{}, lastAsst: -1, lastEligible: -1}
+	err := eachLine(r, name, func(line int, text []byte) {
+		if cr.err != nil {
+			return
+		}
+		if gjson.ValidBytes(text) {
+			cr.record(line, text)
+			return
+		}
+		// Two records on one line (a write cut short, then the next
+		// record): each is read.
+		var many []json.RawMessage
+		dec := json.NewDecoder(bytes.NewReader(text))
+		for {
+			var raw json.RawMessage
+			if e := dec.Decode(&raw); e == io.EOF {
+				break
+			} else if e != nil || len(raw) == 0 || raw[0] != '{' {
+				many = nil
+				break
+			}
+			many = append(many, raw)
+		}
+		if len(many) < 2 {
+			var v any
+			s.problem(line, "%s", jsonProblem(text, json.Unmarshal(text, &v)))
+			return
+		}
+		for _, raw := range many {
+			cr.record(line, raw)
+		}
+	})
+	if err == nil {
+		err = cr.err
+	}
+	if err == nil {
+		err = cr.finish()
+	}
 	if err != nil {
 		return nil, err
 	}
 	if s.ID == "" {
 		s.ID = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
-	thread, preserved := ccThread(s, recs)
-	ccMessages(s, thread, preserved)
 	s.capProblems()
 	return s, nil
 }
 
-// eachRecord decodes the record on a line, or the records when a line
-// holds more than one JSON object (a write cut short, then the next
-// record on the same line), and calls fn with each.
-func eachRecord(s *Session, line int, text []byte, fn func(*ccRecord)) {
-	var rec ccRecord
-	err := json.Unmarshal(text, &rec)
-	if err == nil {
-		fn(&rec)
+// ccReader is the state of StreamClaudeCode.
+type ccReader struct {
+	s     *Session
+	fn    func(Segment) error
+	err   error
+	byID  map[string]*ccNode
+	nodes []*ccNode
+	// open are the user and assistant records of the thread's side not
+	// read into the session yet, in file order.
+	open []*ccNode
+	// side: the thread is the side-chain records (a subagent's own
+	// file); told by the first user or assistant record.
+	side, sideKnown bool
+	lastEligible    int
+	walks           int
+	leaf            *ccNode // the newest user or assistant record of the thread's side
+	// What is said once.
+	reappended, firstAgain   int
+	unwritten, unwrittenLine int
+	cycleLine                int
+	// The messages being read: seg, the current part; pending, the part
+	// the last compaction ended, handed on once its summary had its
+	// chance to come.
+	seg, pendingMsgs []Message
+	pending          int // index in s.Compactions, -1 none
+	hasPending       bool
+	total            int // messages handed on before pendingMsgs
+	lastAsst         int
+	lastResp         string
+	known            map[string]bool
+}
+
+// record reads one record (text is valid JSON).
+func (cr *ccReader) record(line int, text []byte) {
+	s := cr.s
+	n := &ccNode{line: line, pos: len(cr.nodes), before: -1}
+	var typ, subtype string
+	var message, compact []byte
+	var sessionID, cwd string
+	// Parsed in place (gjson.ParseBytes would copy the line): every
+	// string kept is cloned (str), so nothing keeps the line alive.
+	res := gjson.Parse(unsafe.String(unsafe.SliceData(text), len(text)))
+	if !res.IsObject() {
+		s.problem(line, "not a JSON object; left out")
 		return
 	}
-	var many []ccRecord
-	dec := json.NewDecoder(bytes.NewReader(text))
-	for {
-		var r ccRecord
-		if e := dec.Decode(&r); e == io.EOF {
-			break
-		} else if e != nil {
-			many = nil
-			break
+	res.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = str(v)
+		case "subtype":
+			subtype = str(v)
+		case "uuid":
+			n.uuid = str(v)
+		case "parentUuid":
+			n.parent = str(v)
+		case "logicalParentUuid":
+			n.logical = str(v)
+		case "isSidechain":
+			n.side = v.Bool()
+		case "isMeta":
+			n.meta = v.Bool()
+		case "isCompactSummary":
+			n.summary = v.Bool()
+		case "sessionId":
+			sessionID = str(v)
+		case "cwd":
+			cwd = str(v)
+		case "timestamp":
+			n.time = str(v)
+		case "message":
+			message = rawOf(text, v)
+		case "compactMetadata":
+			compact = rawOf(text, v)
 		}
-		many = append(many, r)
+		return true
+	})
+	switch typ {
+	case "user":
+		n.kind = ccUser
+	case "assistant":
+		n.kind = ccAssistant
+	case "system":
+		n.kind = ccSystem
+		n.boundary = subtype == "compact_boundary"
 	}
-	if len(many) < 2 {
-		s.problem(line, "%s", jsonProblem(text, err))
+	if n.uuid == "" {
+		if n.mainKind() {
+			s.problem(line, "%s record without uuid; left out", typ)
+		}
+		return // metadata: not a link of the tree
+	}
+	if _, dup := cr.byID[n.uuid]; dup {
+		// A row written again with its original uuid: the first is the
+		// one read.
+		if cr.reappended == 0 {
+			cr.firstAgain = line
+		}
+		cr.reappended++
 		return
 	}
-	for i := range many {
-		fn(&many[i])
+	if s.ID == "" {
+		s.ID = sessionID
+	}
+	if s.Cwd == "" {
+		s.Cwd = cwd
+	}
+	if n.mainKind() && !cr.sideKnown {
+		cr.side, cr.sideKnown = n.side, true
+	}
+	other := n.side != cr.side
+	cr.byID[n.uuid] = n
+	cr.nodes = append(cr.nodes, n)
+	n.before = cr.lastEligible
+	if !other && (n.mainKind() || n.kind == ccSystem) {
+		cr.lastEligible = n.pos
+	}
+	if other {
+		return
+	}
+	if n.kind == ccOther {
+		n.time = "" // a link: only its place in the tree is read
+	} else if n.mainKind() {
+		cr.leaf = n
+	}
+	if n.boundary && len(compact) > 0 {
+		var m ccCompactMeta
+		if err := json.Unmarshal(compact, &m); err != nil {
+			s.problem(line, "compactMetadata: %s", jsonProblem(compact, err))
+		} else {
+			n.compact = &m
+		}
+	}
+	if n.mainKind() {
+		if len(message) == 0 || string(message) == "null" {
+			s.problem(line, "%s record without message; left out", typ)
+			return
+		}
+		var m ccMessage
+		if err := json.Unmarshal(message, &m); err != nil {
+			s.problem(line, "message: %s; left out", jsonProblem(message, err))
+			return
+		}
+		n.msg = &m
+		if n.kind == ccAssistant {
+			n.respID = m.ID
+		}
+	}
+	switch {
+	case n.boundary:
+		cr.compaction(n)
+	case n.summary && n.kind == ccUser:
+		if p, ok := cr.byID[n.parent]; !ok || !p.boundary || !p.on {
+			// A summary without a boundary record (an older version):
+			// the compaction is here.
+			cr.compaction(n)
+		}
+		cr.summary(n)
+	case n.mainKind():
+		cr.open = append(cr.open, n)
 	}
 }
 
-// mainKind reports whether a record is a user or assistant record.
-func (r *ccLine) mainKind() bool { return r.Type == "user" || r.Type == "assistant" }
+// str is v's text, in memory of its own.
+func str(v gjson.Result) string { return strings.Clone(v.String()) }
 
-func (r *ccLine) boundary() bool { return r.Type == "system" && r.Subtype == "compact_boundary" }
+// rawOf is the bytes of v inside text.
+func rawOf(text []byte, v gjson.Result) []byte {
+	if v.Index > 0 && v.Index+len(v.Raw) <= len(text) {
+		return text[v.Index : v.Index+len(v.Raw)]
+	}
+	return []byte(v.Raw)
+}
 
-// ccThread picks the main thread's records, in file order.
-// It also gives the uuids each boundary (by its uuid) kept verbatim.
-func ccThread(s *Session, recs []*ccLine) ([]*ccLine, map[string][]string) {
-	byID := make(map[string]*ccLine, len(recs))
-	reappended, firstAgain := 0, 0
-	for _, r := range recs {
-		if _, dup := byID[r.UUID]; dup {
-			// A row written again with its original uuid: the first
-			// is the one read.
-			if reappended == 0 {
-				firstAgain = r.line
+// walk marks from and its ancestors as on the thread, up to a record
+// already on it.
+func (cr *ccReader) walk(from *ccNode) {
+	cr.walks++
+	for n := from; n != nil; {
+		if n.walk == cr.walks {
+			if cr.cycleLine == 0 {
+				cr.cycleLine = n.line
 			}
-			reappended++
-			continue
-		}
-		byID[r.UUID] = r
-	}
-	if reappended > 0 {
-		s.problem(firstAgain, "%s again with uuids already in the file (rows re-appended, as a second /compact in one process does); each read once", plural(reappended, "record"))
-	}
-	first := func(r *ccLine) bool { return byID[r.UUID] == r }
-	// A subagent's own file is one side chain: there, side-chain
-	// records are the thread.
-	side := true
-	for _, r := range recs {
-		if !r.IsSidechain && r.mainKind() {
-			side = false
-			break
-		}
-	}
-	other := func(r *ccLine) bool { return r.IsSidechain != side }
-	// before[i] is the nearest record before recs[i] in file order that
-	// may stand in for a parent that was never written: a user,
-	// assistant or system record of this thread's side.
-	before := make([]int32, len(recs))
-	last := int32(-1)
-	for i, r := range recs {
-		before[i] = last
-		if first(r) && !other(r) && (r.mainKind() || r.Type == "system") {
-			last = int32(i)
-		}
-	}
-	on := map[*ccLine]bool{}
-	unwritten, unwrittenLine := 0, 0
-	cycleLine := 0
-	walks := 0
-	// walk marks from and its ancestors as on the thread, up to a record
-	// already on it.
-	walk := func(from *ccLine) {
-		walks++
-		for r := from; r != nil; {
-			if r.walk == walks {
-				if cycleLine == 0 {
-					cycleLine = r.line
-				}
-				return
-			}
-			if on[r] {
-				return
-			}
-			r.walk = walks
-			on[r] = true
-			parent := r.ParentUUID
-			if parent == "" {
-				parent = r.LogicalParentUUID
-			}
-			if parent == "" {
-				return // a root: the start of the session
-			}
-			if p, ok := byID[parent]; ok {
-				r = p
-				continue
-			}
-			// Never written: go on at the nearest earlier record.
-			j := before[r.pos]
-			if j < 0 {
-				// Nothing earlier: the file starts after the session
-				// did (a copy of its later part).
-				if s.Partial == "" {
-					s.Partial = "the file starts after the session did: the record's parent is not in the file, nor any record before it; the thread starts here"
-					s.problem(r.line, "%s", s.Partial)
-				}
-				return
-			}
-			if unwritten == 0 {
-				unwrittenLine = r.line
-			}
-			unwritten++
-			r = recs[j]
-		}
-	}
-	var leaf *ccLine
-	for i := len(recs) - 1; i >= 0; i-- {
-		r := recs[i]
-		if first(r) && !other(r) && r.mainKind() {
-			leaf = r
-			break
-		}
-	}
-	if leaf == nil {
-		return nil, nil
-	}
-	walk(leaf)
-	preserved := map[string][]string{}
-	// Every compaction of the file, also one on a detached branch, and
-	// the messages compactions kept.
-	for _, r := range recs {
-		if !first(r) || other(r) || !r.boundary() {
-			continue
-		}
-		walk(r)
-		ids := preservedIDs(r, byID)
-		preserved[r.UUID] = ids
-		for _, id := range ids {
-			if p, ok := byID[id]; ok {
-				walk(p)
-			}
-		}
-	}
-	if unwritten > 0 {
-		s.problem(unwrittenLine, "the parents of %s are not in the file (never written, anthropics/claude-code#46603); the thread goes on at the nearest earlier record", plural(unwritten, "record"))
-	}
-	if cycleLine > 0 {
-		s.problem(cycleLine, "the parentUuid chain loops back on itself here (a uuid cycle); the thread stops at the loop")
-	}
-	// Records off the path that belong to it: the summary of a
-	// compaction on it, the other records of a response on it, and the
-	// results of its calls.
-	respIDs := map[string]bool{}
-	calls := map[string]bool{}
-	note := func(r *ccLine) {
-		if r.Message == nil {
 			return
 		}
-		if r.Type == "assistant" && r.Message.ID != "" {
-			respIDs[r.Message.ID] = true
+		if n.on {
+			return
 		}
-		for _, b := range r.Message.Content.Blocks {
+		n.walk, n.on = cr.walks, true
+		parent := n.parent
+		if parent == "" {
+			parent = n.logical
+		}
+		if parent == "" {
+			return // a root: the start of the session
+		}
+		if p, ok := cr.byID[parent]; ok {
+			n = p
+			continue
+		}
+		// Never written: go on at the nearest earlier record.
+		if n.before < 0 {
+			// Nothing earlier: the file starts after the session did
+			// (a copy of its later part).
+			if cr.s.Partial == "" {
+				cr.s.Partial = "the file starts after the session did: the record's parent is not in the file, nor any record before it; the thread starts here"
+				cr.s.problem(n.line, "%s", cr.s.Partial)
+			}
+			return
+		}
+		if cr.unwritten == 0 {
+			cr.unwrittenLine = n.line
+		}
+		cr.unwritten++
+		n = cr.nodes[n.before]
+	}
+}
+
+// take reads into the current part the open records before pos that are
+// on the thread or belong to it (the other records of a response on it,
+// the results of its calls), in file order; the others stay open.
+func (cr *ccReader) take(pos int) {
+	respIDs := map[string]bool{}
+	calls := map[string]bool{}
+	note := func(n *ccNode) {
+		if n.respID != "" {
+			respIDs[n.respID] = true
+		}
+		for _, b := range n.msg.Content.Blocks {
 			if b.Type == "tool_use" && b.ID != "" {
 				calls[b.ID] = true
 			}
 		}
 	}
-	for _, r := range recs {
-		if on[r] {
-			note(r)
+	for _, n := range cr.open {
+		if n.pos < pos && n.on {
+			note(n)
 		}
 	}
-	var out []*ccLine
-	abandoned := 0
-	for _, r := range recs {
-		if !first(r) {
+	keep := cr.open[:0]
+	for _, n := range cr.open {
+		if n.pos >= pos {
+			keep = append(keep, n)
 			continue
 		}
-		if !on[r] && !other(r) && r.Message != nil {
+		if !n.on {
 			switch {
-			case r.IsCompactSummary:
-				if p, ok := byID[r.ParentUUID]; ok && on[p] && p.boundary() {
-					on[r] = true
-				}
-			case r.Type == "assistant" && r.Message.ID != "" && respIDs[r.Message.ID]:
-				on[r] = true
-			case r.Type == "user" && answersOnly(r, calls):
-				on[r] = true
+			case n.kind == ccAssistant && n.respID != "" && respIDs[n.respID]:
+				n.on = true
+			case n.kind == ccUser && answersOnly(n.msg, calls):
+				n.on = true
 			}
-			if on[r] {
-				note(r)
+			if n.on {
+				note(n)
 			}
 		}
-		if on[r] {
-			out = append(out, r)
-		} else if !other(r) && r.mainKind() {
-			abandoned++
+		if !n.on {
+			keep = append(keep, n)
+			continue
+		}
+		cr.message(n)
+		n.done, n.msg = true, nil
+	}
+	clear(cr.open[len(keep):])
+	cr.open = keep
+}
+
+// compaction ends the current part at n, a boundary (or a summary
+// without one).
+func (cr *ccReader) compaction(n *ccNode) {
+	s := cr.s
+	cr.walk(n)
+	var preserved []string
+	if n.compact != nil {
+		preserved = cr.preservedIDs(n.compact)
+		for _, id := range preserved {
+			if p, ok := cr.byID[id]; ok {
+				cr.walk(p)
+			}
 		}
 	}
-	if abandoned > 0 {
-		s.problem(0, "%s on other branches (a rewind or an edited message) are not on the main thread; left out", plural(abandoned, "record"))
+	cr.take(n.pos)
+	cr.flush()
+	c := Compaction{Index: cr.total + len(cr.pendingMsgs) + len(cr.seg), Line: n.line, ID: n.uuid, Time: parseTime(n.time), Preserved: preserved}
+	if m := n.compact; m != nil {
+		c.Trigger, c.PreTokens = string(m.Trigger), m.PreTokens
+		c.PostTokens, c.DurationMs = m.PostTokens, m.DurationMs
 	}
-	return out, preserved
+	s.Compactions = append(s.Compactions, c)
+	cr.total += len(cr.pendingMsgs)
+	cr.pendingMsgs, cr.seg = cr.seg, nil
+	cr.pending, cr.hasPending = len(s.Compactions)-1, true
+	cr.lastAsst = -1
+}
+
+// summary records the summary n holds for the compaction it hangs from.
+func (cr *ccReader) summary(n *ccNode) {
+	s := cr.s
+	n.done = true
+	var c *Compaction
+	for i := len(s.Compactions) - 1; i >= 0; i-- {
+		if s.Compactions[i].ID == n.parent || s.Compactions[i].ID == n.uuid {
+			c = &s.Compactions[i]
+			break
+		}
+	}
+	if c == nil {
+		return
+	}
+	if c.HasSummary {
+		cr.s.problem(n.line, "a second summary for the compaction on line %d; left out", c.Line)
+		return
+	}
+	text := n.msg.Content.Text
+	if n.msg.Content.Blocks != nil {
+		var parts []string
+		for _, b := range n.msg.Content.Blocks {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+		text = strings.Join(parts, "\n")
+	}
+	c.Summary, c.HasSummary, c.SummaryLine = text, true, n.line
+	n.msg = nil
+}
+
+// flush hands on the part the last compaction ended.
+func (cr *ccReader) flush() {
+	if !cr.hasPending || cr.err != nil {
+		return
+	}
+	c := &cr.s.Compactions[cr.pending]
+	if !c.HasSummary && c.Unauditable == "" {
+		c.Unauditable = "no summary record follows the compaction boundary"
+	}
+	cc := *c
+	cr.err = cr.fn(Segment{Session: cr.s, Start: cr.total, Messages: cr.pendingMsgs, Compaction: &cc})
+	cr.hasPending = false
+}
+
+// finish reads the thread after the last compaction, hands on what is
+// left, and says what is said once.
+func (cr *ccReader) finish() error {
+	s := cr.s
+	if cr.leaf != nil {
+		cr.walk(cr.leaf)
+	}
+	cr.take(len(cr.nodes))
+	if cr.reappended > 0 {
+		s.problem(cr.firstAgain, "%s again with uuids already in the file (rows re-appended, as a second /compact in one process does); each read once", plural(cr.reappended, "record"))
+	}
+	if cr.unwritten > 0 {
+		s.problem(cr.unwrittenLine, "the parents of %s are not in the file (never written, anthropics/claude-code#46603); the thread goes on at the nearest earlier record", plural(cr.unwritten, "record"))
+	}
+	if cr.cycleLine > 0 {
+		s.problem(cr.cycleLine, "the parentUuid chain loops back on itself here (a uuid cycle); the thread stops at the loop")
+	}
+	if n := len(cr.open); n > 0 {
+		s.problem(0, "%s on other branches (a rewind or an edited message) are not on the main thread; left out", plural(n, "record"))
+	}
+	cr.flush()
+	if cr.err != nil {
+		return cr.err
+	}
+	seg := Segment{Session: s, Start: cr.total + len(cr.pendingMsgs), Messages: cr.seg}
+	cr.seg = nil
+	return cr.fn(seg)
 }
 
 // preservedIDs lists the uuids of the messages a boundary kept verbatim:
 // preservedMessages.uuids, else the chain of preservedSegment from its
 // tail up to its head.
-func preservedIDs(r *ccLine, byID map[string]*ccLine) []string {
-	m := r.CompactMetadata
-	if m == nil {
-		return nil
-	}
+func (cr *ccReader) preservedIDs(m *ccCompactMeta) []string {
 	if m.PreservedMessages != nil {
 		return m.PreservedMessages.UUIDs
 	}
@@ -466,7 +692,7 @@ func preservedIDs(r *ccLine, byID map[string]*ccLine) []string {
 	seen := map[string]bool{}
 	for id := seg.TailUUID; id != "" && !seen[id]; {
 		seen[id] = true
-		p, ok := byID[id]
+		p, ok := cr.byID[id]
 		if !ok {
 			break
 		}
@@ -474,18 +700,16 @@ func preservedIDs(r *ccLine, byID map[string]*ccLine) []string {
 		if id == seg.HeadUUID {
 			break
 		}
-		id = p.ParentUUID
+		id = p.parent
 	}
-	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-		ids[i], ids[j] = ids[j], ids[i]
-	}
+	slices.Reverse(ids)
 	return ids
 }
 
-// answersOnly reports whether a user record holds only tool results, each
-// answering a call of calls.
-func answersOnly(r *ccLine, calls map[string]bool) bool {
-	bs := r.Message.Content.Blocks
+// answersOnly reports whether a user message holds only tool results,
+// each answering a call of calls.
+func answersOnly(m *ccMessage, calls map[string]bool) bool {
+	bs := m.Content.Blocks
 	if len(bs) == 0 {
 		return false
 	}
@@ -497,145 +721,94 @@ func answersOnly(r *ccLine, calls map[string]bool) bool {
 	return true
 }
 
-// ccMessages turns the thread's records into messages and compactions.
-func ccMessages(s *Session, thread []*ccLine, preserved map[string][]string) {
-	var pending *Compaction // a boundary waiting for its summary
-	lastAsst := -1          // index of the last assistant message
-	lastResp := ""          // its response id (message.id)
-	known := map[string]bool{}
-	for _, r := range thread {
-		t := parseTime(r.Timestamp)
-		switch {
-		case r.Type == "system" && r.Subtype == "compact_boundary":
-			c := Compaction{Index: len(s.Messages), Line: r.line, ID: r.UUID, Time: t}
-			if m := r.CompactMetadata; m != nil {
-				c.Trigger, c.PreTokens = string(m.Trigger), m.PreTokens
-				c.PostTokens, c.DurationMs = m.PostTokens, m.DurationMs
-				c.Preserved = preserved[r.UUID]
-			}
-			s.Compactions = append(s.Compactions, c)
-			pending = &s.Compactions[len(s.Compactions)-1]
-			lastAsst = -1
-			continue
-		case !r.mainKind():
-			continue // system, progress, attachment, …: links, not messages
-		case r.Message == nil:
-			s.problem(r.line, "%s record without message; left out", r.Type)
-			continue
-		case r.IsCompactSummary:
-			text := r.Message.Content.Text
-			if r.Message.Content.Blocks != nil {
-				var parts []string
-				for _, b := range r.Message.Content.Blocks {
-					if b.Type == "text" {
-						parts = append(parts, b.Text)
-					}
-				}
-				text = strings.Join(parts, "\n")
-			}
-			if pending == nil {
-				// A summary without a boundary record (an older
-				// version): the compaction is here.
-				s.Compactions = append(s.Compactions, Compaction{Index: len(s.Messages), Line: r.line, ID: r.UUID, Time: t})
-				pending = &s.Compactions[len(s.Compactions)-1]
-			}
-			if pending.HasSummary {
-				s.problem(r.line, "a second summary for the compaction on line %d; left out", pending.Line)
-				continue
-			}
-			pending.Summary, pending.HasSummary, pending.SummaryLine = text, true, r.line
-			continue
-		case r.IsMeta:
-			continue
+// message reads the user or assistant record n into the current part.
+func (cr *ccReader) message(n *ccNode) {
+	s := cr.s
+	if n.meta {
+		return
+	}
+	t := parseTime(n.time)
+	m := n.msg
+	if n.kind == ccAssistant {
+		if m.Model != "" && m.Model != "<synthetic>" {
+			s.Model = m.Model
 		}
-		m := r.Message
-		if r.Type == "assistant" {
-			if m.Model != "" && m.Model != "<synthetic>" {
-				s.Model = m.Model
-			}
-			var cur *Message
-			if lastAsst >= 0 && m.ID != "" && lastResp == m.ID {
-				cur = &s.Messages[lastAsst]
-			} else {
-				s.Messages = append(s.Messages, Message{ID: r.UUID, Role: RoleAssistant, Model: m.Model, Time: t, Line: r.line})
-				lastAsst, lastResp = len(s.Messages)-1, m.ID
-				cur = &s.Messages[lastAsst]
-			}
-			if m.Content.Text != "" {
-				cur.Text = joinText(cur.Text, m.Content.Text)
-			}
-			for _, b := range m.Content.Blocks {
-				switch b.Type {
-				case "text":
-					cur.Text = joinText(cur.Text, b.Text)
-				case "thinking":
-					cur.Reasoning = joinText(cur.Reasoning, b.Thinking)
-				case "redacted_thinking":
-					cur.Reasoning = joinText(cur.Reasoning, EncryptedReasoning)
-				case "tool_use", "server_tool_use":
-					input := string(b.Input)
-					if input == "" {
-						input = "{}"
-					}
-					id := b.ID
-					if id == "" {
-						id = r.UUID + "/" + b.Name
-					}
-					cur.ToolCalls = append(cur.ToolCalls, ToolCall{ID: id, Name: b.Name, Input: input})
-					known[id] = true
-				case "image":
-					cur.Text = joinText(cur.Text, ImagePlaceholder)
-				}
-			}
-			if u := m.Usage; u != nil {
-				cur.Usage = &Usage{Input: u.InputTokens, CacheRead: u.CacheReadInputTokens, CacheCreation: u.CacheCreationInputTokens, Output: u.OutputTokens}
-			}
-			continue
+		var cur *Message
+		if cr.lastAsst >= 0 && m.ID != "" && cr.lastResp == m.ID {
+			cur = &cr.seg[cr.lastAsst]
+		} else {
+			cr.seg = append(cr.seg, Message{ID: n.uuid, Role: RoleAssistant, Model: m.Model, Time: t, Line: n.line})
+			cr.lastAsst, cr.lastResp = len(cr.seg)-1, m.ID
+			cur = &cr.seg[cr.lastAsst]
 		}
-		// A user record: tool results, then text.
-		var texts []string
 		if m.Content.Text != "" {
-			texts = append(texts, m.Content.Text)
+			cur.Text = joinText(cur.Text, m.Content.Text)
 		}
-		for i, b := range m.Content.Blocks {
+		for _, b := range m.Content.Blocks {
 			switch b.Type {
 			case "text":
-				texts = append(texts, b.Text)
+				cur.Text = joinText(cur.Text, b.Text)
+			case "thinking":
+				cur.Reasoning = joinText(cur.Reasoning, b.Thinking)
+			case "redacted_thinking":
+				cur.Reasoning = joinText(cur.Reasoning, EncryptedReasoning)
+			case "tool_use", "server_tool_use":
+				input := string(b.Input)
+				if input == "" {
+					input = "{}"
+				}
+				id := b.ID
+				if id == "" {
+					id = n.uuid + "/" + b.Name
+				}
+				cur.ToolCalls = append(cur.ToolCalls, ToolCall{ID: id, Name: b.Name, Input: input})
+				cr.known[id] = true
 			case "image":
-				texts = append(texts, ImagePlaceholder)
-			case "tool_result":
-				if !known[b.ToolUseID] {
-					s.problem(r.line, "tool result for %q, a call not made before it on the thread; left out", b.ToolUseID)
-					continue
-				}
-				out := b.Content.Text
-				if b.Content.bad {
-					s.problem(r.line, "tool result %d: content is neither text nor a list of parts; read as empty", i)
-				}
-				tm := Message{ID: r.UUID + "/" + b.ToolUseID, Role: RoleTool, Text: out, ToolCallID: b.ToolUseID, IsError: b.IsError, Time: t, Line: r.line}
-				if code, ok := exitCodeOf(out); ok && b.IsError {
-					tm.ExitCode = &code
-				}
-				s.Messages = append(s.Messages, tm)
+				cur.Text = joinText(cur.Text, ImagePlaceholder)
 			}
 		}
-		if len(texts) > 0 {
-			text := strings.Join(texts, "\n")
-			if cmd, ok := ccCommand(text); ok {
-				if cmd == "" {
-					continue // only a caveat
-				}
-				text = cmd
+		if u := m.Usage; u != nil {
+			cur.Usage = &Usage{Input: u.InputTokens, CacheRead: u.CacheReadInputTokens, CacheCreation: u.CacheCreationInputTokens, Output: u.OutputTokens}
+		}
+		return
+	}
+	// A user record: tool results, then text.
+	var texts []string
+	if m.Content.Text != "" {
+		texts = append(texts, m.Content.Text)
+	}
+	for i, b := range m.Content.Blocks {
+		switch b.Type {
+		case "text":
+			texts = append(texts, b.Text)
+		case "image":
+			texts = append(texts, ImagePlaceholder)
+		case "tool_result":
+			if !cr.known[b.ToolUseID] {
+				s.problem(n.line, "tool result for %q, a call not made before it on the thread; left out", b.ToolUseID)
+				continue
 			}
-			s.Messages = append(s.Messages, Message{ID: r.UUID, Role: RoleUser, Text: text, Time: t, Line: r.line})
-			lastAsst = -1
+			out := b.Content.Text
+			if b.Content.bad {
+				s.problem(n.line, "tool result %d: content is neither text nor a list of parts; read as empty", i)
+			}
+			tm := Message{ID: n.uuid + "/" + b.ToolUseID, Role: RoleTool, Text: out, ToolCallID: b.ToolUseID, IsError: b.IsError, Time: t, Line: n.line}
+			if code, ok := exitCodeOf(out); ok && b.IsError {
+				tm.ExitCode = &code
+			}
+			cr.seg = append(cr.seg, tm)
 		}
 	}
-	for i := range s.Compactions {
-		c := &s.Compactions[i]
-		if !c.HasSummary && c.Unauditable == "" {
-			c.Unauditable = "no summary record follows the compaction boundary"
+	if len(texts) > 0 {
+		text := strings.Join(texts, "\n")
+		if cmd, ok := ccCommand(text); ok {
+			if cmd == "" {
+				return // only a caveat
+			}
+			text = cmd
 		}
+		cr.seg = append(cr.seg, Message{ID: n.uuid, Role: RoleUser, Text: text, Time: t, Line: n.line})
+		cr.lastAsst = -1
 	}
 }
 

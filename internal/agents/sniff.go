@@ -223,3 +223,50 @@ func ReadFile(path, format string) (*Session, error) {
 	}
 	return nil, fmt.Errorf("%s: format %q is not an agent's session (want %s)", path, format, strings.Join(Names, ", "))
 }
+
+// StreamFile reads the session at path as ReadFile does, but hands its
+// main thread to fn segment by segment (see Segment): a Claude Code
+// session is streamed, its memory bounded by the longest stretch between
+// two compactions; the others are read whole, then split. The Session
+// returned has no Messages; its subagents (Claude Code) are read whole.
+func StreamFile(path, format string, fn func(Segment) error) (*Session, error) {
+	if format == "" {
+		f, err := SniffFile(path)
+		if err != nil {
+			return nil, err
+		}
+		format = f
+	}
+	if format == ClaudeCode {
+		return streamClaudeCodeFile(path, fn)
+	}
+	s, err := ReadFile(path, format)
+	if err != nil {
+		return nil, err
+	}
+	for _, seg := range Segments(s) {
+		if err := fn(seg); err != nil {
+			return nil, err
+		}
+	}
+	s.Messages = nil
+	return s, nil
+}
+
+// Segments splits a session read whole at its compactions, as
+// StreamClaudeCode hands it on: one Segment per compaction (the messages
+// since the one before), then the messages after the last. A compaction
+// out of order or out of range is left out.
+func Segments(s *Session) []Segment {
+	var out []Segment
+	start := 0
+	for i := range s.Compactions {
+		c := s.Compactions[i]
+		if c.Index < start || c.Index > len(s.Messages) {
+			continue
+		}
+		out = append(out, Segment{Session: s, Start: start, Messages: s.Messages[start:c.Index], Compaction: &c})
+		start = c.Index
+	}
+	return append(out, Segment{Session: s, Start: start, Messages: s.Messages[start:]})
+}
