@@ -215,7 +215,7 @@ func TestTriggerCommandVectors(t *testing.T) {
 				if code != 0 || errOut != "" {
 					t.Fatalf("compact %v: exit %d, stderr %q", args, code, errOut)
 				}
-				if want := strconv.FormatBool(v.Expected); out != want {
+				if want := strconv.FormatBool(v.Expected) + "\n"; out != want {
 					t.Errorf("compact %v printed %q, want %q", args, out, want)
 				}
 				code, out, errOut = bwRun(t, "", append(args, "--json")...)
@@ -292,11 +292,11 @@ func TestCommandConfigOverrides(t *testing.T) {
 	cfg := bwWriteConfig(t, "profile: head\ncompression:\n  agent: base\n  hard_cap_tokens: 50000\n"+
 		"  min_uncompressed_messages: 7\n  kept_budget_hard_cap_tokens: 1000\n  default_context_window: 1000\n")
 	code, out, errOut := bwRun(t, "", "--config", cfg, "trigger", "--used", "50001", "--context-window", "1000000")
-	if code != 0 || out != "true" {
+	if code != 0 || out != "true\n" {
 		t.Errorf("hard_cap_tokens 50000: exit %d, %q %q", code, out, errOut)
 	}
 	code, out, errOut = bwRun(t, "", "--config", cfg, "trigger", "--used", "50001", "--context-window", "1000000", "--hard-cap", "60000")
-	if code != 0 || out != "false" {
+	if code != 0 || out != "false\n" {
 		t.Errorf("--hard-cap over config: exit %d, %q %q", code, out, errOut)
 	}
 	code, out, errOut = bwRun(t, "", "--config", cfg, "boundary", "--tokens", "1,1,1,1,1,1,1,1,1,1")

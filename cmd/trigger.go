@@ -94,7 +94,7 @@ func runTrigger(c *cobra.Command, opts *triggerOptions) error {
 	r := boundary.ExplainTrigger(opts.used, win.window, p)
 	out := opts.f.IO.Out
 	if !opts.f.JSON {
-		_, err := fmt.Fprint(out, strconv.FormatBool(r.Trigger))
+		_, err := fmt.Fprintln(out, strconv.FormatBool(r.Trigger))
 		return err
 	}
 	if note := win.note(); note != "" {
