@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -273,5 +274,38 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	if calls.Load() == 0 {
 		t.Errorf("no README command reached the local model server")
+	}
+}
+
+// TestQuickStartHandOff: a newcomer without the desktop app runs the
+// Quick start's command as README.md prints it, then the next steps with
+// their defaults (replay with the built-in model, eval, diff, report):
+// each finds what the one before wrote.
+func TestQuickStartHandOff(t *testing.T) {
+	cmds := readmeCommands(t, "README.md")
+	var quick []string
+	for _, c := range cmds {
+		if len(c.args) > 0 && c.args[0] == "extract" && slices.Contains(c.args, "--db") {
+			quick = c.args
+			break
+		}
+	}
+	if quick == nil {
+		t.Fatal("README.md has no Quick start extract of the sample")
+	}
+	examples, _ := filepath.Abs("examples")
+	work, home := t.TempDir(), t.TempDir()
+	if err := os.CopyFS(filepath.Join(work, "examples"), os.DirFS(examples)); err != nil {
+		t.Fatal(err)
+	}
+	env := userEnv(home)
+	for _, args := range [][]string{quick, {"replay", "--model", "builtin"}, {"eval"}, {"diff", "--stat"}, {"report", "-o", "report.html"}} {
+		out, errOut, code := runUser(t, work, env, args...)
+		if code != 0 {
+			t.Fatalf("compact %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(work, "report.html")); err != nil || st.Size() < 10000 {
+		t.Errorf("report.html: %v", err)
 	}
 }
