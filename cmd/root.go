@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/iostreams"
 )
@@ -221,6 +222,10 @@ func configDefault(c *cobra.Command, f *Factory, flag, key string, dst *string) 
 
 // Execute runs compact with the process's arguments and streams.
 func Execute() int {
+	// Whatever a library logs through the standard logger or log/slog's
+	// default (net/http quoting a server's bytes, the SDKs' warnings) goes
+	// to stderr without any provider's key (cascade.GuardLog).
+	cascade.GuardLog()
 	return Run(iostreams.System(), os.Args[1:])
 }
 

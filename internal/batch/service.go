@@ -87,11 +87,9 @@ func newService(pc cascade.ProviderConfig, s Settings) (service, error) {
 	if pc.APIKey == "" {
 		return nil, fmt.Errorf("providers.%s: no API key (%s)", pc.Name, pc.KeySource)
 	}
-	hc := pc.HTTPClient
-	if hc == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		hc = &http.Client{Transport: t}
-	}
+	// No redirect is followed (the key and the requests go to the
+	// configured base URL only) and the key stays out of the log.
+	hc := cascade.HTTPClient(pc)
 	switch pc.Kind {
 	case cascade.KindOpenAI:
 		return newOpenAIService(pc, hc, s.CompletionWindow), nil
@@ -126,6 +124,10 @@ func retry(ctx context.Context, fn func(ctx context.Context) error) error {
 
 // transient reports a fault worth another try.
 func transient(err error) bool {
+	var re *cascade.RedirectError
+	if errors.As(err, &re) {
+		return false // refused, whatever its URL says
+	}
 	status := 0
 	var oe *openai.APIError
 	var ore *openai.RequestError

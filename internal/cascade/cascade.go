@@ -397,8 +397,9 @@ func (c *Cascade) Describe(in Input, order []string) []DryRun {
 	return out
 }
 
-// Redact removes every provider's key, in any letter case or masked the
-// way providers mask keys, and URL credentials from s. Everything the
+// Redact removes every provider's key from s: any 12 of its characters in
+// a row, in any letter case, disguised or encoded, or masked the way
+// providers mask keys (see Redactor), and URL credentials. Everything the
 // cascade records, returns or prints goes through it.
 func (c *Cascade) Redact(s string) string { return c.redactor.Redact(s) }
 

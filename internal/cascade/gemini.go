@@ -34,12 +34,9 @@ func NewGemini(cfg ProviderConfig) *Gemini {
 	return &Gemini{cfg: cfg, base: baseClient(cfg)}
 }
 
-func baseClient(cfg ProviderConfig) *http.Client {
-	if cfg.HTTPClient != nil {
-		return cfg.HTTPClient
-	}
-	return defaultHTTPClient()
-}
+// baseClient is the client of a provider's calls (see HTTPClient: no
+// redirect is followed, the key is kept out of the log).
+func baseClient(cfg ProviderConfig) *http.Client { return HTTPClient(cfg) }
 
 // Name implements Provider.
 func (g *Gemini) Name() string { return g.cfg.Name }
@@ -71,6 +68,9 @@ func (g *Gemini) Generate(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The one genai client was made once; the log output may have been
+	// replaced since.
+	GuardLog()
 	ctx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
 	rec := &wire{limit: bodyLimit(req.MaxAnswerBytes)}

@@ -12,8 +12,15 @@
 // descriptions and String forms carry "[redacted]" or the name of the
 // environment variable the key came from, never the key. Every header value
 // and body excerpt kept (request ids, error messages, finish reasons, the
-// answer) goes through Redactor: the key in any letter case, the key as
-// providers mask it (sk-proj-ZZOP*****cdef) and URL credentials are removed.
+// answer) goes through Redactor: any 12 characters of a key in a row, in
+// any letter case, also behind invisible characters, HTML entities, JSON
+// and URL escapes, or in base64 or hex, the key as providers mask it
+// (sk-proj-ZZOP*****cdef) and URL credentials are removed.
+//
+// Every call goes through HTTPClient: no redirect is followed (the key and
+// the prompt go to the configured base URL only), and the standard logger,
+// through which net/http quotes what a server sends on an idle connection,
+// is guarded against the keys (GuardLog).
 //
 // Answers are capped: Settings.MaxAnswerBytes (cascade.max_answer_bytes).
 package cascade

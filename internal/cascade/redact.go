@@ -1,9 +1,9 @@
 package cascade
 
 import (
-	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -14,7 +14,17 @@ const Redacted = "[redacted]"
 // log: every header value and body excerpt the cascade keeps goes through
 // Redact. It removes
 //
-//   - each key, in any letter case, also URL-escaped;
+//   - any run of 12 or more of a key's characters in a row (any 12-character
+//     piece of it; a key shorter than 12 characters whole), in any letter
+//     case: in the text as it is, and as it reads once the invisible
+//     characters (zero-width space, non-joiner and joiner, word joiner, BOM,
+//     soft hyphen, …) are removed and HTML entities (&#115; &#x73; &lowbar;),
+//     JSON and JavaScript escapes (\u0073, \x73, \u{73}) and URL escapes
+//     (%73) decoded, up to four levels deep; the whole span of the original
+//     text that spelled it goes;
+//   - any base64 (standard or URL alphabet, any byte offset) or hex (either
+//     case) run of the text that decodes to bytes holding 12 of a key's
+//     characters in a row: the whole run goes;
 //   - each key as providers mask it: a prefix of the key and/or a suffix of
 //     it around a run of mask characters (sk-proj-ZZOP*****cdef,
 //     sk-ant-api03-AbCd...wxyz, AIzaSy…WXYZ, ****cdef), when together they
@@ -22,11 +32,12 @@ const Redacted = "[redacted]"
 //   - the user information of URLs (https://user:pass@host → https://[redacted]@host),
 //     whatever the keys.
 //
-// A nil or zero Redactor still removes URL credentials. Redactor is safe for
-// concurrent use.
+// It takes time linear in the text (see keyMatcher). A nil or zero
+// Redactor still removes URL credentials. Redactor is safe for concurrent
+// use once made.
 type Redactor struct {
-	keys  []string
-	exact []*regexp.Regexp
+	keys []string
+	m    *keyMatcher
 }
 
 // minShown is the fewest characters of a key a masked form must show to be
@@ -51,14 +62,35 @@ func (r *Redactor) add(keys ...string) {
 			continue
 		}
 		r.keys = append(r.keys, k)
-		forms := []string{regexp.QuoteMeta(k)}
-		for _, q := range []string{url.QueryEscape(k), url.PathEscape(k)} {
-			if q != k {
-				forms = append(forms, regexp.QuoteMeta(q))
-			}
-		}
-		r.exact = append(r.exact, regexp.MustCompile(`(?i)`+strings.Join(forms, "|")))
+		r.m = nil
 	}
+	if len(r.keys) > 0 && r.m == nil {
+		r.m = cachedMatcher(r.keys)
+	}
+}
+
+// matchers are the keyMatchers made, by their keys: the providers redact
+// each header and error with a Redactor of their one key, and making a
+// matcher (every piece of the key, encoded three ways) costs more than
+// using it on a short text.
+var matchers struct {
+	sync.Mutex
+	m map[string]*keyMatcher
+}
+
+func cachedMatcher(keys []string) *keyMatcher {
+	id := strings.Join(keys, "\x00")
+	matchers.Lock()
+	defer matchers.Unlock()
+	if m, ok := matchers.m[id]; ok {
+		return m
+	}
+	if matchers.m == nil || len(matchers.m) >= 64 {
+		matchers.m = map[string]*keyMatcher{}
+	}
+	m := newKeyMatcher(keys)
+	matchers.m[id] = m
+	return m
 }
 
 func contains(list []string, s string) bool {
@@ -79,10 +111,24 @@ func (r *Redactor) Redact(s string) string {
 	if r == nil {
 		return s
 	}
-	for _, re := range r.exact {
-		s = re.ReplaceAllLiteralString(s, Redacted)
+	s = r.redactMasked(s)
+	if r.m == nil {
+		return s
 	}
-	return r.redactMasked(s)
+	spans := r.m.find(s)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.i])
+		b.WriteString(Redacted)
+		last = sp.j
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // userinfoRE matches the user information of a URL: scheme://user:pass@
@@ -101,8 +147,15 @@ func redactUserinfo(s string) string {
 // key characters.
 var maskedRE = regexp.MustCompile(`([A-Za-z0-9_\-]*)((?:[*•·]|…|\.{2,})+)([A-Za-z0-9_\-]*)`)
 
+// mayBeMasked reports whether s holds a mask at all (each test a
+// vectorised search: megabytes of answer are common).
+func mayBeMasked(s string) bool {
+	return strings.IndexByte(s, '*') >= 0 || strings.Contains(s, "..") ||
+		strings.Contains(s, "…") || strings.Contains(s, "•") || strings.Contains(s, "·")
+}
+
 func (r *Redactor) redactMasked(s string) string {
-	if !strings.ContainsAny(s, "*•·….") {
+	if !mayBeMasked(s) {
 		return s
 	}
 	return maskedRE.ReplaceAllStringFunc(s, func(m string) string {
@@ -151,7 +204,7 @@ func sharedSuffixOfHead(s, key string) int {
 // Redactor).
 func Redact(s string, keys ...string) string {
 	if s == "" {
-		return s // nothing to redact: no redactor (a regular expression per key) to build
+		return s // nothing to redact: no redactor to build
 	}
 	return NewRedactor(keys...).Redact(s)
 }

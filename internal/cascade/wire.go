@@ -176,28 +176,24 @@ func jsonNumber(f float64) json.RawMessage {
 }
 
 // newCallClient is an *http.Client for one call over base's transport,
-// recording into rec.
+// recording into rec. base comes from HTTPClient; its CheckRedirect
+// (refuse every redirect) is kept, and set when missing.
 func newCallClient(base *http.Client, rec *wire, patch func(map[string]json.RawMessage)) *http.Client {
 	rt := base.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	check := base.CheckRedirect
+	if check == nil {
+		check = refuseRedirect("")
+	}
+	GuardLog()
 	return &http.Client{
 		Transport:     &wireTransport{base: rt, rec: rec, patch: patch},
-		CheckRedirect: base.CheckRedirect,
+		CheckRedirect: check,
 		Jar:           base.Jar,
 		Timeout:       base.Timeout,
 	}
-}
-
-// defaultHTTPClient is the base client of the providers: its own transport,
-// so that idle connections are not shared with the rest of the process.
-func defaultHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	// Parallel replays keep their connections: the default of 2 idle
-	// connections per host would reconnect for most requests.
-	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t}
 }
 
 // classify turns an SDK error and the wire record of the same call into an
@@ -205,6 +201,13 @@ func defaultHTTPClient() *http.Client {
 func classify(ctx context.Context, provider string, err error, rec *wire, key string) *Error {
 	status, header, rtErr, bodyErr := rec.snapshot()
 	e := &Error{Provider: provider, Status: status}
+	var re *RedirectError
+	redirect := errors.As(rtErr, &re) || errors.As(err, &re)
+	if redirect {
+		// The transport refused the redirect: the status is the
+		// redirect's.
+		e.Status = re.Status
+	}
 	if header != nil {
 		e.RetryAfter, e.HasRetryAfter = retryAfter(header, time.Now())
 		e.RequestID = scrub(firstHeader(header, "request-id", "x-request-id"), key)
@@ -212,6 +215,8 @@ func classify(ctx context.Context, provider string, err error, rec *wire, key st
 	switch {
 	case errors.Is(bodyErr, errBodyTooLarge):
 		// Not transient: the same request gets the same answer.
+	case redirect:
+		// Not transient either, whatever its URL says.
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		e.Canceled = true
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):

@@ -1,0 +1,5 @@
+//go:build !race
+
+package cascade
+
+const raceOn = false
