@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -94,9 +95,16 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 	root := &cobra.Command{
 		Use:   "compact",
 		Short: "Offline agent-history compression and replay workbench",
-		Long: "compact extracts compression events from stagewise agent databases into\n" +
-			"playground bundles, replays them against models, compares briefings, and\n" +
-			"runs the compression pipeline offline.",
+		Long: "compact measures the step that squeezes an agent's old messages into one\n" +
+			"briefing, on your own histories, offline. The path, each step finding what\n" +
+			"the one before wrote:\n\n" +
+			"  compact extract                 one bundle per compression event (a stagewise\n" +
+			"                                  database; --from claude-code|codex for theirs)\n" +
+			"  compact replay --model builtin  another model's briefing of each bundle\n" +
+			"                                  (builtin: offline, no key)\n" +
+			"  compact eval                    score the briefings against the history\n" +
+			"  compact report -o report.html   one HTML page over it all\n\n" +
+			"Start with the shipped sample: compact extract --db examples/stagewise/instances.sqlite",
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -138,10 +146,70 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 		return &ExitError{Code: 2, Err: flagValueError(err)}
 	})
 
-	for _, add := range subcommands {
-		root.AddCommand(add(f))
+	// The commands in groups, the path first and in its order.
+	cobra.EnableCommandSorting = false
+	for _, g := range commandGroups {
+		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
 	}
+	cmds := make([]*cobra.Command, 0, len(subcommands))
+	for _, add := range subcommands {
+		cmds = append(cmds, add(f))
+	}
+	slices.SortStableFunc(cmds, func(a, b *cobra.Command) int { return commandRank(a.Name()) - commandRank(b.Name()) })
+	for _, c := range cmds {
+		for _, g := range commandGroups {
+			if slices.Contains(g.names, c.Name()) {
+				c.GroupID = g.id
+			}
+		}
+		sortChildren(c)
+		root.AddCommand(c)
+	}
+	root.SetHelpCommandGroupID("more")
+	root.SetCompletionCommandGroupID("more")
 	return root, f
+}
+
+// commandGroups are the groups of compact --help, in order, each listing
+// its commands in the order shown.
+var commandGroups = []struct {
+	id, title string
+	names     []string
+}{
+	{"path", "The path (on your histories, in this order):", []string{"extract", "replay", "eval", "diff", "report", "simulate"}},
+	{"runs", "Runs, cache and configuration:", []string{"batch", "cache", "config"}},
+	{"pipeline", "The compression pipeline, step by step (to check compact against the app):", []string{"compress", "boundary", "trigger", "tokens", "serialize", "prompt", "sample-db"}},
+	{"more", "More:", nil},
+}
+
+// sortChildren lists the subcommands below c by name, as Cobra does with
+// its sorting on (it is off, for the root's path order).
+func sortChildren(c *cobra.Command) {
+	kids := c.Commands()
+	if len(kids) == 0 {
+		return
+	}
+	c.RemoveCommand(kids...)
+	kids = slices.Clone(kids)
+	slices.SortFunc(kids, func(a, b *cobra.Command) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, k := range kids {
+		sortChildren(k)
+	}
+	c.AddCommand(kids...)
+}
+
+// commandRank orders the commands as commandGroups lists them.
+func commandRank(name string) int {
+	rank := 0
+	for _, g := range commandGroups {
+		for _, n := range g.names {
+			if n == name {
+				return rank
+			}
+			rank++
+		}
+	}
+	return rank
 }
 
 // subcommands is filled by each command file's init, so that adding a
