@@ -193,6 +193,9 @@ func runBatch(ctx context.Context, verb string, opts *batchOptions) error {
 			return usageErr("%d batch runs under %s (%s); name one with --run", len(runs), root, strings.Join(runs, ", "))
 		}
 	}
+	if err := checkTree(batch.Dir(root, run)); err != nil {
+		return err
+	}
 	s, err := batchSettings(f)
 	if err != nil {
 		return err
@@ -280,7 +283,7 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	out := f.IO.Out
+	out := f.IO.TextOut()
 	judge := rep.Kind == batch.KindJudge && rep.Judge != nil
 	if judge {
 		fmt.Fprintf(out, "judge batch run %s: %s, judge %s, records judge/%s.json\n", rep.Run, plural(rep.Bundles.Total, "bundle"), strings.Join(rep.Models, ", "), rep.Judge.Run)
@@ -396,17 +399,28 @@ func batchBundles(f *Factory, opts *replayOptions) ([]string, error) {
 		paths, channel = []string{channelDir(f, opts.Channel)}, opts.Channel
 	}
 	for _, p := range paths {
+		if err := checkDirArg(p, bundlesWanted); err != nil {
+			return nil, err
+		}
 		if _, err := os.Stat(p); err != nil {
 			return nil, noBundles(p, channel)
 		}
 	}
-	errFound := errors.New("found")
-	err := walkBundles(paths, func(string) error { return errFound })
+	// Every bundle's files are checked (checkBundles) before anything is
+	// submitted, one bundle at a time.
+	found := false
+	err := walkBundles(paths, func(b string) error {
+		found = true
+		return checkTree(b)
+	})
+	var ee *ExitError
 	switch {
-	case errors.Is(err, errFound):
-		return paths, nil
+	case errors.As(err, &ee):
+		return nil, err
 	case err != nil:
 		return nil, usageErr("%v", err)
+	case found:
+		return paths, nil
 	case len(paths) == 1:
 		return nil, noBundles(paths[0], channel)
 	}
@@ -478,6 +492,9 @@ func runEvalJudgeBatch(ctx context.Context, opts *evalOptions, judge *eval.Judge
 	bundles := make([]string, len(results))
 	for i, r := range results {
 		bundles[i] = r.Bundle
+	}
+	if err := checkTree(batch.Dir(batchRoot(f, opts.Paths, opts.Channel), judge.Run)); err != nil {
+		return false, nil, err
 	}
 	stop, cancel := stopContext(ctx, opts.Stop)
 	defer cancel()

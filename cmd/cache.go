@@ -75,9 +75,9 @@ func newCmdCache(f *Factory) *cobra.Command {
 			if f.JSON {
 				return writeIndentedJSON(f.IO.Out, st)
 			}
-			fmt.Fprintf(f.IO.Out, "%s: %s, %s\n", st.Dir, plural(st.Entries, "answer"), humanBytes(st.Bytes))
+			fmt.Fprintf(f.IO.TextOut(), "%s: %s, %s\n", st.Dir, plural(st.Entries, "answer"), humanBytes(st.Bytes))
 			if st.Entries > 0 {
-				fmt.Fprintf(f.IO.Out, "oldest %s, newest %s\n", st.Oldest.UTC().Format(time.RFC3339), st.Newest.UTC().Format(time.RFC3339))
+				fmt.Fprintf(f.IO.TextOut(), "oldest %s, newest %s\n", st.Oldest.UTC().Format(time.RFC3339), st.Newest.UTC().Format(time.RFC3339))
 			}
 			return nil
 		},
@@ -111,7 +111,7 @@ func newCmdCache(f *Factory) *cobra.Command {
 			if f.JSON {
 				return writeIndentedJSON(f.IO.Out, map[string]any{"dir": cache.Dir(), "removed": n, "bytes": b})
 			}
-			fmt.Fprintf(f.IO.Out, "%s: removed %s, %s\n", cache.Dir(), plural(n, "answer"), humanBytes(b))
+			fmt.Fprintf(f.IO.TextOut(), "%s: removed %s, %s\n", cache.Dir(), plural(n, "answer"), humanBytes(b))
 			return nil
 		},
 	}

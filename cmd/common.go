@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
-	"io/fs"
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // This file holds what several commands share, so that the same case reads
@@ -159,7 +160,7 @@ func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
 	kept := dirs[:0:0]
 	skipped := 0
 	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, extract.FileMetadata))
+		data, err := fsutil.ReadFileLimit(filepath.Join(d, extract.FileMetadata), maxMetadataBytes)
 		if err == nil {
 			if ok, why := agentbundle.ReadAuditable(data); !ok {
 				skipped++
@@ -177,19 +178,34 @@ func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
 	return kept, nil
 }
 
-// findAllBundles is findBundles with the unauditable bundles.
+// maxMetadataBytes bounds what is read of a metadata.json, a few hundred
+// bytes when compact wrote it.
+const maxMetadataBytes = 64 << 20
+
+// bundlesWanted is what a bundle path should have been, for errors.
+const bundlesWanted = "a bundle, chat or channel directory"
+
+// findAllBundles is findBundles with the unauditable bundles. Every file
+// of the bundles found is checked (checkBundles): a named pipe, a socket
+// or a device among them stops the run before anything is read.
 func findAllBundles(f *Factory, paths []string, channel string) ([]string, error) {
 	if len(paths) == 0 {
 		def := channelDir(f, channel)
+		if err := checkDirArg(def, bundlesWanted); err != nil {
+			return nil, err
+		}
 		found, err := diff.FindBundles(def)
 		if err != nil || len(found) == 0 {
 			return nil, noBundles(def, channel)
 		}
-		return found, nil
+		return found, checkBundles(found)
 	}
 	var dirs []string
 	seen := map[string]bool{}
 	for _, p := range paths {
+		if err := checkDirArg(p, bundlesWanted); err != nil {
+			return nil, err
+		}
 		found, err := diff.FindBundles(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -207,7 +223,7 @@ func findAllBundles(f *Factory, paths []string, channel string) ([]string, error
 			}
 		}
 	}
-	return dirs, nil
+	return dirs, checkBundles(dirs)
 }
 
 // outputFormat is the format a command with --format text|json|markdown

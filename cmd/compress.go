@@ -131,6 +131,9 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSkillsDir(opts.SkillsDir); err != nil {
+		return err
+	}
 	profile, pack, locale, db := in.profile, in.pack, in.locale, in.db
 	est, ok := estimate.Profiles[opts.Profile]
 	if !ok {
@@ -238,6 +241,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 			Replay []replay.Item `json:"replay,omitempty"`
 		}{res, items})
 	}
+	w = f.IO.TextOut() // the chat's title is the user's text
 	fmt.Fprintf(w, "chat %s (%s), %s, model %s\n", res.ChatID, res.Title, plural(res.Messages, "message"), dash(res.ActiveModel))
 	tr := res.Trigger
 	fmt.Fprintf(w, "trigger: %v — %s (used %s, from the %s)\n", tr.Trigger, tr.Explanation, fmtTokens(tr.UsedTokens), res.UsedTokensFrom)

@@ -65,10 +65,10 @@ func runConfigShow(opts *configShowOptions) error {
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "compact config show: warning: cannot tell which API keys are set: %v\n", err)
 	}
-	out := f.IO.Out
 	if f.JSON {
-		return writeIndentedJSON(out, append(entries, keys...))
+		return writeIndentedJSON(f.IO.Out, append(entries, keys...))
 	}
+	out := f.IO.TextOut() // values come from a file and the environment
 	keyWidth, valWidth := 0, 0
 	for _, e := range entries {
 		keyWidth = max(keyWidth, len(e.Key))

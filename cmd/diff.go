@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/iostreams"
 )
 
 func init() { register(newCmdDiff) }
@@ -149,7 +150,7 @@ func diffRunNames(c *cobra.Command, f *Factory, opts *diffOptions, args []string
 
 // writerIsTerminal reports whether w is a terminal.
 func writerIsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := iostreams.Raw(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -262,8 +263,9 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		err = rep.WriteJSON(f.IO.Out)
 	case format == "markdown":
 		topt.Color = false
-		err = rep.WriteMarkdown(f.IO.Out, topt)
+		err = rep.WriteMarkdown(f.IO.TextOut(), topt)
 	default:
+		// WriteText escapes what it writes itself, around its colours.
 		err = rep.WriteText(f.IO.Out, topt)
 	}
 	if err != nil {

@@ -264,9 +264,9 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	case "json":
 		err = rep.WriteJSON(f.IO.Out)
 	case "markdown":
-		err = rep.WriteMarkdown(f.IO.Out, topt)
+		err = rep.WriteMarkdown(f.IO.TextOut(), topt)
 	default:
-		err = rep.WriteText(f.IO.Out, topt)
+		err = rep.WriteText(f.IO.TextOut(), topt)
 	}
 	if err != nil {
 		return err

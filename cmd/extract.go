@@ -21,6 +21,7 @@ import (
 	"github.com/compactlab/compact/internal/agentbundle"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/store"
 )
@@ -172,6 +173,9 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSkillsDir(opts.SkillsDir); err != nil {
+		return err
+	}
 	profile, pack, locale, db := in.profile, in.pack, in.locale, in.db
 	out := opts.Out
 	if out == "" {
@@ -243,7 +247,7 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(f.IO.Out, "%s, %s, %d skipped -> %s\n", plural(sum.Extracted, "chat"), plural(sum.Bundles, "bundle"), sum.Skipped, sum.OutDir)
+	fmt.Fprintf(f.IO.TextOut(), "%s, %s, %d skipped -> %s\n", plural(sum.Extracted, "chat"), plural(sum.Bundles, "bundle"), sum.Skipped, sum.OutDir)
 	if sum.Bundles == 0 && warned.Load() == 0 && !f.IO.Quiet {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compression event found: no chat of at least %s holds a stored briefing yet (lower --min-messages, or let the app compress a long chat first)\n", plural(opts.MinMessages, "message"))
 	}
@@ -264,9 +268,9 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	if !opts.packChanged {
 		packName = opts.From
 	}
-	pack, err := prompt.Resolve(packName)
+	pack, err := resolvePack("--pack", packName)
 	if err != nil {
-		return usageErr("--pack: %v", err)
+		return err
 	}
 	locale := opts.Locale
 	if locale == "" {
@@ -278,14 +282,29 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		if _, err := os.Stat(d); err != nil {
+		if _, err := fsutil.CheckInput(d); err != nil {
+			if nr := notRegular(err); nr != nil {
+				return nr
+			}
 			return usageErr("no %s sessions at %s (%v): pass the session files or directories", opts.From, d, errors.Unwrap(err))
 		}
 		paths = []string{d}
 	}
 	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
+		if _, err := fsutil.CheckInput(p); err != nil {
+			if nr := notRegular(err); nr != nil {
+				return nr
+			}
 			return usageErr("%s: %v", p, errors.Unwrap(err))
+		}
+	}
+	// A session file that is a named pipe, a socket or a device, given or
+	// found in a directory, stops the run before anything is read.
+	if files, err := agentbundle.FindSessions(opts.From, paths); err == nil {
+		for _, p := range files {
+			if err := checkFileArg(p); err != nil {
+				return err
+			}
 		}
 	}
 	out := opts.Out
@@ -349,7 +368,7 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(f.IO.Out, "%s, %s, %d skipped -> %s\n", plural(sum.Sessions, "session"), plural(sum.Bundles, "bundle"), sum.Sessions-sum.Extracted, sum.OutDir)
+	fmt.Fprintf(f.IO.TextOut(), "%s, %s, %d skipped -> %s\n", plural(sum.Sessions, "session"), plural(sum.Bundles, "bundle"), sum.Sessions-sum.Extracted, sum.OutDir)
 	if sum.Unauditable > 0 && !f.IO.Quiet {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: %s without the agent's summary (unauditable: encrypted or missing): replay answers them; diff and eval skip them\n", plural(sum.Unauditable, "bundle"))
 	}

@@ -2,10 +2,11 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
-	"os"
 	"strings"
+	"sync"
 
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
@@ -22,14 +23,16 @@ func readInput(f *Factory, args []string) (text, name string, err error) {
 	var r io.Reader = f.IO.In
 	if len(args) > 0 && args[0] != "-" {
 		name = args[0]
-		file, err := os.Open(name)
+		if st, err := fsutil.CheckInput(name); err == nil && st.IsDir() {
+			return "", name, usageErr("%s is a directory: give a file of superjson text, or - for stdin", name)
+		}
+		// A named pipe, a socket or a device is refused before it is
+		// opened: opening a named pipe waits for a writer.
+		file, err := fsutil.OpenInput(name)
 		if err != nil {
 			return "", name, usageErr("%v", err)
 		}
 		defer file.Close()
-		if st, err := file.Stat(); err == nil && st.IsDir() {
-			return "", name, usageErr("%s is a directory: give a file of superjson text, or - for stdin", name)
-		}
 		r = file
 	}
 	br := bufio.NewReader(r)
@@ -100,4 +103,34 @@ func describeTop(v history.Value) string {
 func writeText(w io.Writer, s string) error {
 	_, err := io.WriteString(w, history.ToWellFormed(s))
 	return err
+}
+
+// interruptible is r whose reads end, with ctx's error, as soon as ctx is
+// done, even while a read of r waits for input that does not come (a
+// terminal, a pipe whose writer waits): a command that catches Ctrl-C
+// and SIGTERM to clean up would otherwise not end on them while it reads
+// stdin. r is read from another goroutine, started at the first read
+// only; it is left behind, blocked, when ctx ends the reading.
+func interruptible(ctx context.Context, r io.Reader) io.Reader {
+	return &ctxReader{ctx: ctx, r: r}
+}
+
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	once sync.Once
+	pr   *io.PipeReader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	c.once.Do(func() {
+		pr, pw := io.Pipe()
+		c.pr = pr
+		go func() {
+			_, err := io.Copy(pw, c.r)
+			pw.CloseWithError(err)
+		}()
+		context.AfterFunc(c.ctx, func() { pr.CloseWithError(c.ctx.Err()) })
+	})
+	return c.pr.Read(p)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
 )
@@ -34,8 +35,8 @@ func resolvePipelineInputs(f *Factory, profile, pack, locale, db, channel, goos 
 	if in.profile, err = serialize.LookupProfile(profile); err != nil {
 		return in, usageErr("--profile: %v", err)
 	}
-	if in.pack, err = prompt.Resolve(pack); err != nil {
-		return in, usageErr("--pack: %v", err)
+	if in.pack, err = resolvePack("--pack", pack); err != nil {
+		return in, err
 	}
 	in.locale = locale
 	if in.locale == "" {
@@ -57,7 +58,11 @@ func resolvePipelineInputs(f *Factory, profile, pack, locale, db, channel, goos 
 // path given with --db is checked; for a channel's default path, the
 // other channels that have a database here, --db and the shipped sample.
 func checkDB(f *Factory, db string, given bool, channel, goos string) error {
-	_, err := os.Stat(db)
+	_, err := fsutil.CheckInput(db)
+	var nr *fsutil.NotRegularError
+	if errors.As(err, &nr) {
+		return usageErr("%s is %s, not a stagewise agent database; give the database file itself", db, nr.Kind)
+	}
 	switch {
 	case err == nil:
 		return nil

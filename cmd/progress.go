@@ -25,13 +25,15 @@ func (p *progress) show(format string, a ...any) {
 		return
 	}
 	p.last = time.Now()
-	fmt.Fprintf(p.io.ErrOut, "\r\033[K"+format, a...)
+	// The line's own control sequences go to the terminal as they are;
+	// what fills it is escaped, as everything else on stderr.
+	fmt.Fprint(p.io.ProgressOut(), "\r\033[K"+iostreams.Escape(fmt.Sprintf(format, a...)))
 	p.shown = true
 }
 
 func (p *progress) clear() {
 	if p.shown {
-		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+		fmt.Fprint(p.io.ProgressOut(), "\r\033[K")
 		p.shown = false
 	}
 }

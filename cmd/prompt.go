@@ -58,11 +58,7 @@ func (opts *promptOptions) fromConfig(c *cobra.Command) {
 }
 
 func (opts *promptOptions) pack() (*prompt.Pack, error) {
-	p, err := prompt.Resolve(opts.Pack)
-	if err != nil {
-		return nil, usageErr("--pack: %v", err)
-	}
-	return p, nil
+	return resolvePack("--pack", opts.Pack)
 }
 
 func newCmdPromptUser(f *Factory) *cobra.Command {
@@ -126,7 +122,7 @@ func runPromptUser(opts *promptOptions) error {
 			Prev:        opts.Prev,
 		})
 	}
-	return writeText(opts.f.IO.Out, msg)
+	return writeText(opts.f.IO.DataOut(), msg)
 }
 
 func newCmdPromptSystem(f *Factory) *cobra.Command {
@@ -153,7 +149,7 @@ func newCmdPromptSystem(f *Factory) *cobra.Command {
 					"len16":        history.Len16(p.System()),
 				})
 			}
-			return writeText(f.IO.Out, p.System())
+			return writeText(f.IO.DataOut(), p.System())
 		},
 	}
 	packFlag(c, opts)

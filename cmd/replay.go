@@ -19,6 +19,7 @@ import (
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 )
@@ -365,6 +366,9 @@ func replayBundles(f *Factory, opts *replayOptions) ([]string, error) {
 		paths, channel = []string{channelDir(f, opts.Channel)}, opts.Channel
 	}
 	for _, p := range paths {
+		if err := checkDirArg(p, bundlesWanted); err != nil {
+			return nil, err
+		}
 		if _, err := os.Stat(p); err != nil {
 			return nil, noBundles(p, channel)
 		}
@@ -372,6 +376,9 @@ func replayBundles(f *Factory, opts *replayOptions) ([]string, error) {
 	bundles, err := replay.FindBundles(paths)
 	if err != nil {
 		return nil, usageErr("%v", err)
+	}
+	if err := checkBundles(bundles); err != nil {
+		return nil, err
 	}
 	if len(bundles) == 0 {
 		if len(paths) == 1 {
@@ -403,9 +410,9 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 	var pack *prompt.Pack
 	if opts.Pack != "" {
-		p, err := prompt.Resolve(opts.Pack)
+		p, err := resolvePack("--pack", opts.Pack)
 		if err != nil {
-			return usageErr("--pack: %v", err)
+			return err
 		}
 		pack = p
 	}
@@ -546,12 +553,15 @@ func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
 		paths = append(paths, it.Bundle)
 	}
 	root := commonDir(paths)
+	out := f.IO.TextOut()
 	if root != "" && len(items) > 1 {
-		fmt.Fprintf(f.IO.Out, "under %s:\n", root)
+		fmt.Fprintf(out, "under %s:\n", root)
 	} else {
 		root = ""
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	// The names are escaped before the table is laid out, so that the
+	// columns are measured on what is printed.
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "BUNDLE\tSTATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
 	for _, it := range items {
 		name := it.Bundle
@@ -564,17 +574,17 @@ func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
 		if it.Truncated {
 			status += " (cut)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", name, status, dash(it.Model),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", iostreams.Escape(name), status, iostreams.Escape(dash(it.Model)),
 			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
 	}
 	w.Flush()
 	for _, it := range items {
 		if it.Truncated {
-			fmt.Fprintln(f.IO.Out, "(cut): the answer was longer than cascade.max_answer_bytes; the start is kept, and replay.json says how long it was")
+			fmt.Fprintln(out, "(cut): the answer was longer than cascade.max_answer_bytes; the start is kept, and replay.json says how long it was")
 			break
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
+	fmt.Fprintf(out, "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
 		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
 }
 
@@ -664,7 +674,7 @@ func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pac
 		enc.SetIndent("", "  ")
 		return enc.Encode(all)
 	}
-	out := f.IO.Out
+	out := f.IO.TextOut()
 	for _, d := range all {
 		fmt.Fprintf(out, "%s\n", d.Bundle)
 		if d.Error != "" {

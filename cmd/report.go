@@ -166,6 +166,9 @@ func runReport(c *cobra.Command, opts *reportOptions) error {
 			return err
 		}
 	} else if found, err := diff.FindBundles(channelDir(f, opts.Channel)); err == nil {
+		if err := checkBundles(found); err != nil {
+			return err
+		}
 		dirs = found
 	}
 
@@ -233,7 +236,7 @@ func runReport(c *cobra.Command, opts *reportOptions) error {
 			fmt.Fprintln(f.IO.ErrOut, "compact report: "+reportSummary(res))
 		}
 	default:
-		fmt.Fprintln(f.IO.Out, reportSummary(res))
+		fmt.Fprintln(f.IO.TextOut(), reportSummary(res))
 	}
 	if len(rep.Errors) > 0 {
 		return &ExitError{Code: exitFailed, Err: fmt.Errorf("report: %d of %s not read (each is named above)", len(rep.Errors), plural(len(dirs), "bundle"))}

@@ -102,7 +102,7 @@ func runSampleDB(opts *sampleDBOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	_, err = fmt.Fprintf(out, "wrote %s: schema v%d, %s, %s, %s, %s\n",
+	_, err = fmt.Fprintf(opts.f.IO.TextOut(), "wrote %s: schema v%d, %s, %s, %s, %s\n",
 		res.Path, res.SchemaVersion, plural(res.Chats, "chat"), plural(res.Messages, "message"),
 		plural(res.CompressionPoints, "compression point"), plural(int(res.Bytes), "byte"))
 	return err

@@ -66,6 +66,14 @@ func runSerialize(opts *serializeOptions) error {
 	if err != nil {
 		return usageErr("--profile: %v", err)
 	}
+	// The files named by flags are checked before stdin is read.
+	if opts.ResolvedSlash != "" {
+		if err := checkFileArg(opts.ResolvedSlash); err != nil {
+			return usageErr("--resolved-slash: %v", err)
+		}
+	} else if err := checkSkillsDir(opts.SkillsDir); err != nil {
+		return err
+	}
 	text, name, err := readInput(opts.f, opts.Args)
 	if err != nil {
 		return err
@@ -116,5 +124,5 @@ func runSerialize(opts *serializeOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return writeText(opts.f.IO.Out, out)
+	return writeText(opts.f.IO.DataOut(), out)
 }

@@ -448,10 +448,10 @@ func LoadFiles(aPath, bPath string, opt Options) (Input, error) {
 		WithDiffs: opt.WithDiffs,
 	}
 	var err error
-	if in.A, err = ReadText(aPath); err != nil {
+	if in.A, err = readLoose(aPath); err != nil {
 		return in, bundleFileErr(err)
 	}
-	if in.B, err = ReadText(bPath); err != nil {
+	if in.B, err = readLoose(bPath); err != nil {
 		return in, bundleFileErr(err)
 	}
 	dir := filepath.Dir(aPath)

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -113,13 +115,6 @@ func TestLoadBundleBadInput(t *testing.T) {
 		{"unknown run", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "## B\n\ny", "") }, "gpt", `no replay named "gpt" (have: builtin)`},
 		{"missing output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "\x00none", "") }, "", "no replay with an answer: builtin failed (no output.md)"},
 		{"named run without output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "\x00none", "") }, "builtin", "replay builtin has no answer (no replays/builtin/output.md): no output.md"},
-		{"empty output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "  \n", "") }, "", "output.md is empty"},
-		{"binary output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "PK\x03\x04\x00\x00", "") }, "", "output.md is not text (NUL byte at offset 4)"},
-		{"invalid UTF-8 output", func(t *testing.T, b string) { fakeReplay(t, b, "builtin", "## B\n\n\xff", "") }, "", "is not text (invalid UTF-8 at offset 6)"},
-		{"empty actual", func(t *testing.T, b string) {
-			writeFile(t, filepath.Join(b, "actual-output.md"), "")
-			fakeReplay(t, b, "builtin", "## B\n\ny", "")
-		}, "", "actual-output.md is empty"},
 		{"missing actual", func(t *testing.T, b string) {
 			os.Remove(filepath.Join(b, "actual-output.md"))
 			fakeReplay(t, b, "builtin", "## B\n\ny", "")
@@ -142,7 +137,9 @@ func TestLoadBundleBadInput(t *testing.T) {
 func TestLoadBundleWarnsAboutJunkHistoryAndMetadata(t *testing.T) {
 	b := t.TempDir()
 	writeFile(t, filepath.Join(b, "actual-output.md"), "## A\n\nx")
-	writeFile(t, filepath.Join(b, "compact-history.xml"), "\x00\x01binary")
+	if err := os.Mkdir(filepath.Join(b, "compact-history.xml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(b, "metadata.json"), "{not json")
 	fakeReplay(t, b, "builtin", "## A\n\ny", "")
 	in, err := LoadBundle(b, Options{})
@@ -311,5 +308,41 @@ func TestDefaultRunIsTheNewestWithAnAnswer(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"again", "builtin", "cascade"}, RunNames([]string{b, only, none})); d != "" {
 		t.Errorf("run names (-want +got):\n%s", d)
+	}
+}
+
+// TestLoadBundleReadsAnyBytes: what compact writes, compact reads. A NUL
+// byte, bytes that are not UTF-8, escape sequences and nothing at all in
+// any file of a bundle (extract writes a message's bytes as they are, and
+// an agent's summary may be empty; a model answers what it likes) are
+// compared, not refused.
+func TestLoadBundleReadsAnyBytes(t *testing.T) {
+	b := t.TempDir()
+	writeFile(t, filepath.Join(b, "actual-output.md"), "## A\n\nkeep src/a\x00.ts \xff\xfe\x1b[2J")
+	writeFile(t, filepath.Join(b, "compact-history.xml"), "<user>edit src/a\x00.ts \xc3\x1b]0;pwned\x07</user>")
+	fakeReplay(t, b, "builtin", "PK\x03\x04\x00\x00\n## B\n\n\xff", "")
+	in, err := LoadBundle(b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.HasHistory || len(in.Warnings) != 0 || !strings.Contains(in.A, "\x00") || !utf8.ValidString(in.A+in.B+in.History) {
+		t.Fatalf("HasHistory %v, warnings %q, A %q", in.HasHistory, in.Warnings, in.A)
+	}
+	c := Compare(in)
+	var buf bytes.Buffer
+	if err := NewReport([]*Comparison{c}, nil, nil).WriteText(&buf, TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	// A blank briefing (an agent's empty summary; a blank answer) is a
+	// briefing that kept nothing.
+	writeFile(t, filepath.Join(b, "actual-output.md"), "")
+	fakeReplay(t, b, "builtin", "  \n", "")
+	if in, err := LoadBundle(b, Options{}); err != nil || in.A != "" {
+		t.Fatalf("blank briefings: %v", err)
+	} else if err := NewReport([]*Comparison{Compare(in)}, nil, nil).WriteJSON(&bytes.Buffer{}); err != nil {
+		t.Fatalf("blank briefings: %v", err)
+	}
+	if strings.Contains(strings.NewReplacer(ansiReset, "", ansiBold, "", ansiRed, "", ansiGreen, "", ansiCyan, "").Replace(buf.String()), "\x1b") {
+		t.Errorf("an escape sequence of the bundle reached the text:\n%q", buf.String())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/iostreams"
 )
 
 // TextOptions steer the text and markdown renderings.
@@ -38,27 +40,65 @@ var kindLabels = map[Kind]string{
 
 var statusMarks = map[SectionStatus]string{SectionKept: "=", SectionChanged: "~", SectionOnlyA: "-", SectionOnlyB: "+"}
 
-type painter struct{ on bool }
+// painter writes text in a colour. The text and markdown renderings are
+// for a person, and what they show comes in part from the bundles (their
+// names, the briefings): all of it is written escaped
+// (iostreams.EscapeWriter), so that a control sequence in it is shown,
+// not acted on. Only the colours' own sequences pass the escaping: they
+// are written to raw, under it, in their place.
+type painter struct {
+	on  bool
+	w   *bufio.Writer // the text, escaped on its way to raw
+	esc *iostreams.EscapeWriter
+	raw *bufio.Writer
+}
 
-func (p painter) paint(code, s string) string {
-	if !p.on || s == "" {
-		return s
+// newPainter is the writer of a rendering to out and its painter;
+// flush writes everything out.
+func newPainter(out io.Writer, color bool) (w *bufio.Writer, p painter, flush func() error) {
+	raw := bufio.NewWriter(out)
+	esc := iostreams.NewEscapeWriter(raw)
+	w = bufio.NewWriter(esc)
+	p = painter{on: color, w: w, esc: esc, raw: raw}
+	flush = func() error {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if err := esc.Flush(); err != nil {
+			return err
+		}
+		return raw.Flush()
 	}
-	return code + s + ansiReset
+	return w, p, flush
+}
+
+// write writes s in the colour code.
+func (p painter) write(code, s string) {
+	if !p.on || s == "" {
+		p.w.WriteString(s)
+		return
+	}
+	p.w.Flush()
+	p.esc.Flush()
+	p.raw.WriteString(code)
+	p.w.WriteString(s)
+	p.w.Flush()
+	p.esc.Flush()
+	p.raw.WriteString(ansiReset)
 }
 
 // WriteText writes the report for a person: each comparison's measures,
 // lost items, sections and diffs, then (for more than one comparison) the
 // summary table worst first with totals and medians, and the chains.
+// Control characters in it are escaped (see painter).
 func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
-	bw := bufio.NewWriter(w)
-	p := painter{opt.Color}
+	bw, p, flush := newPainter(w, opt.Color)
 	if opt.Stat && len(r.Comparisons) > 1 {
 		writeSummaryText(bw, r, opt, p)
 		if r.Baseline != nil {
 			writeBaselineText(bw, r, commonRoot(r.Comparisons), opt.Worst)
 		}
-		return bw.Flush()
+		return flush()
 	}
 	for i, c := range r.Comparisons {
 		if i > 0 {
@@ -78,7 +118,7 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		writeBaselineText(bw, r, commonRoot(r.Comparisons), 10)
 	}
 	writeFailedText(bw, r, p)
-	return bw.Flush()
+	return flush()
 }
 
 // multiChains are the chains with more than one briefing.
@@ -93,7 +133,8 @@ func multiChains(cs []Chain) []Chain {
 }
 
 func writeComparisonText(w *bufio.Writer, c *Comparison, opt TextOptions, p painter) {
-	fmt.Fprintf(w, "%s\n", p.paint(ansiBold, "== "+c.Bundle))
+	p.write(ansiBold, "== "+c.Bundle)
+	w.WriteString("\n")
 	fmt.Fprintf(w, "A  %s\n", c.A.File)
 	fmt.Fprintf(w, "B  %s%s\n", c.B.File, replayNote(c))
 	rows := measureRows(c)
@@ -118,11 +159,13 @@ func writeComparisonText(w *bufio.Writer, c *Comparison, opt TextOptions, p pain
 	}
 	fmt.Fprintf(w, "%s  %s\n", pad("similarity", wl), similarityText(c.Similarity))
 	fmt.Fprintf(w, "%s  %s\n", pad("sections", wl), sectionCountsText(c))
-	worse := "none"
+	w.WriteString(pad("B worse on", wl) + "  ")
 	if len(c.Worse) > 0 {
-		worse = p.paint(ansiRed, strings.Join(c.Worse, ", "))
+		p.write(ansiRed, strings.Join(c.Worse, ", "))
+	} else {
+		w.WriteString("none")
 	}
-	fmt.Fprintf(w, "%s  %s\n", pad("B worse on", wl), worse)
+	w.WriteString("\n")
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(w, "%s  %s\n", pad("warning", wl), warn)
 	}
@@ -293,17 +336,23 @@ func writeDiff(w *bufio.Writer, d string, p painter) {
 			continue
 		}
 		body := strings.TrimSuffix(line, "\n")
+		code := ""
 		switch {
 		case strings.HasPrefix(body, "--- ") || strings.HasPrefix(body, "+++ "):
-			body = p.paint(ansiBold, body)
+			code = ansiBold
 		case strings.HasPrefix(body, "@@"):
-			body = p.paint(ansiCyan, body)
+			code = ansiCyan
 		case strings.HasPrefix(body, "-"):
-			body = p.paint(ansiRed, body)
+			code = ansiRed
 		case strings.HasPrefix(body, "+"):
-			body = p.paint(ansiGreen, body)
+			code = ansiGreen
 		}
-		w.WriteString(body + "\n")
+		if code != "" {
+			p.write(code, body)
+		} else {
+			w.WriteString(body)
+		}
+		w.WriteString("\n")
 	}
 }
 
@@ -404,7 +453,8 @@ func writeFailedText(w *bufio.Writer, r *Report, p painter) {
 		return
 	}
 	for _, f := range r.Failed {
-		fmt.Fprintf(w, "%s %s: %s: A %d, B %d\n", p.paint(ansiRed, "FAIL"), f.Measure, f.Bundle, f.A, f.B)
+		p.write(ansiRed, "FAIL")
+		fmt.Fprintf(w, " %s: %s: A %d, B %d\n", f.Measure, f.Bundle, f.A, f.B)
 	}
 }
 
@@ -442,12 +492,13 @@ func mdCode(s string) string {
 // --fail-on verdict, the opt.Worst worst bundles and chains; a screenful
 // whatever the number of bundles. Of one comparison, it is that
 // comparison for an issue: its measures, lost items and (unless Stat)
-// its diffs in collapsed blocks.
+// its diffs in collapsed blocks. Control characters in it are escaped,
+// as in WriteText.
 func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
-	bw := bufio.NewWriter(w)
+	bw, _, flush := newPainter(w, false)
 	if len(r.Comparisons) > 1 || r.Baseline != nil {
 		writeSummaryMarkdown(bw, r, opt)
-		return bw.Flush()
+		return flush()
 	}
 	s := r.Summary
 	fmt.Fprintf(bw, "## compact diff: %d compared", s.Compared)
@@ -493,7 +544,7 @@ func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	for _, c := range r.Comparisons {
 		writeComparisonMarkdown(bw, c, opt)
 	}
-	return bw.Flush()
+	return flush()
 }
 
 func writeComparisonMarkdown(w *bufio.Writer, c *Comparison, opt TextOptions) {

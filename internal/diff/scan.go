@@ -26,15 +26,25 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 //	\[[^\]\n]*\]\(([^)\s]+)(?:\s+"[^"\n]*")?\)
 //
 // which covers [label](target), ![alt](target) and [label](target "title").
+// It takes time linear in len(s): each of the scans a link is matched
+// with (to the ']', to the end of the target, to the title's '"') is
+// remembered for the next '[' (finder), so that a long line full of '['
+// and no ']' (or of "[a](" and no ')') is not scanned again from each.
 func scanLinks(s string) []link {
 	var out []link
+	sc := linkScanner{
+		s:      s,
+		close:  finder{s: s, in: func(c byte) bool { return c == ']' || c == '\n' }},
+		target: finder{s: s, in: func(c byte) bool { return c == ')' || isSpace(c) }},
+		title:  finder{s: s, in: func(c byte) bool { return c == '"' || c == '\n' }},
+	}
 	for i := 0; i < len(s); {
 		k := strings.IndexByte(s[i:], '[')
 		if k < 0 {
 			break
 		}
 		start := i + k
-		if l, ok := linkAt(s, start); ok {
+		if l, ok := sc.linkAt(start); ok {
 			out = append(out, l)
 			i = l.end
 			continue
@@ -44,20 +54,43 @@ func scanLinks(s string) []link {
 	return out
 }
 
-// linkAt matches a link that starts at s[start] == '['.
-func linkAt(s string, start int) (link, bool) {
-	j := start + 1
-	for j < len(s) && s[j] != ']' && s[j] != '\n' {
-		j++
+// finder finds the first byte of a set at or after a position of s. A
+// query within the stretch the last one scanned (from its position to
+// what it found) has the same answer, at once: queries at increasing
+// positions look at each byte of s once in all.
+type finder struct {
+	s        string
+	in       func(byte) bool
+	from, at int // s[from:at] holds no byte of the set; s[at] is one, or at == len(s)
+	used     bool
+}
+
+func (f *finder) next(p int) int {
+	if f.used && p >= f.from && p <= f.at {
+		return f.at
 	}
+	q := p
+	for q < len(f.s) && !f.in(f.s[q]) {
+		q++
+	}
+	f.from, f.at, f.used = p, q, true
+	return q
+}
+
+type linkScanner struct {
+	s                    string
+	close, target, title finder
+}
+
+// linkAt matches a link that starts at s[start] == '['.
+func (sc *linkScanner) linkAt(start int) (link, bool) {
+	s := sc.s
+	j := sc.close.next(start + 1)
 	if j+1 >= len(s) || s[j] != ']' || s[j+1] != '(' {
 		return link{}, false
 	}
 	t := j + 2
-	e := t
-	for e < len(s) && s[e] != ')' && !isSpace(s[e]) {
-		e++
-	}
+	e := sc.target.next(t)
 	if e == t || e >= len(s) {
 		return link{}, false
 	}
@@ -73,10 +106,7 @@ func linkAt(s string, start int) (link, bool) {
 	if q >= len(s) || s[q] != '"' {
 		return link{}, false
 	}
-	q++
-	for q < len(s) && s[q] != '"' && s[q] != '\n' {
-		q++
-	}
+	q = sc.title.next(q + 1)
 	if q+1 >= len(s) || s[q] != '"' || s[q+1] != ')' {
 		return link{}, false
 	}

@@ -248,7 +248,8 @@ func chainsHeadline(st ChainStats) string {
 
 func writeSummaryText(w *bufio.Writer, r *Report, opt TextOptions, p painter) {
 	root := commonRoot(r.Comparisons)
-	w.WriteString(p.paint(ansiBold, summaryHeadline(r, root)) + "\n")
+	p.write(ansiBold, summaryHeadline(r, root))
+	w.WriteString("\n")
 	w.WriteString(summaryExplainAB + "\n\n")
 	sr := summaryRows(r)
 	rows := [][]string{{"", "A", "B"}}
@@ -265,11 +266,13 @@ func writeSummaryText(w *bufio.Writer, r *Report, opt TextOptions, p painter) {
 		if row[1] != "" {
 			continue
 		}
-		text := row[2]
+		fmt.Fprintf(w, "%s%s  ", row[0], strings.Repeat(" ", wl-utf8.RuneCountInString(row[0])))
 		if row[0] == "B worse than A" && sumWorse(r) > 0 {
-			text = p.paint(ansiRed, text)
+			p.write(ansiRed, row[2])
+		} else {
+			w.WriteString(row[2])
 		}
-		fmt.Fprintf(w, "%s%s  %s\n", row[0], strings.Repeat(" ", wl-utf8.RuneCountInString(row[0])), text)
+		w.WriteString("\n")
 	}
 	if rows := r.WorstRows(opt.Worst); len(rows) > 0 {
 		which := fmt.Sprintf("worst %d of %d", len(rows), len(r.Summary.Rows))
@@ -333,7 +336,8 @@ func writeFailedSummary(w *bufio.Writer, r *Report, p painter) {
 		}
 		parts = append(parts, fmt.Sprintf("%s in %d", m, n))
 	}
-	fmt.Fprintf(w, "%s %s of %s (B worse than A; --json lists each)\n", p.paint(ansiRed, "FAIL"), strings.Join(parts, ", "), plural(r.Summary.Compared, "bundle"))
+	p.write(ansiRed, "FAIL")
+	fmt.Fprintf(w, " %s of %s (B worse than A; --json lists each)\n", strings.Join(parts, ", "), plural(r.Summary.Compared, "bundle"))
 }
 
 func writeSummaryMarkdown(w *bufio.Writer, r *Report, opt TextOptions) {

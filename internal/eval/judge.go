@@ -122,22 +122,46 @@ func readJudgePack(fsys fs.FS, dir string) (*JudgePack, error) {
 }
 
 // LoadJudgePack reads a judge pack directory (see WriteJudgePack).
+//
+// A file of the pack that is a named pipe, a socket or a device is refused
+// from its stat, before it is opened (a *fsutil.NotRegularError).
 func LoadJudgePack(dir string) (*JudgePack, error) {
+	var nr *fsutil.NotRegularError
+	if _, err := fsutil.CheckInput(dir); errors.As(err, &nr) {
+		return nil, fmt.Errorf("judge pack %s is %s, not a directory", dir, nr.Kind)
+	}
 	for _, name := range JudgePackFiles {
-		st, err := os.Stat(filepath.Join(dir, name))
-		if err != nil {
+		st, err := fsutil.CheckInput(filepath.Join(dir, name))
+		if errors.As(err, &nr) {
+			return nil, fmt.Errorf("judge pack %s: %w", dir, err)
+		}
+		if err != nil || st.IsDir() {
 			return nil, fmt.Errorf("judge pack %s: %s is missing; write a complete pack with `compact eval --write-judge-pack %s` and edit it", dir, name, dir)
 		}
 		if st.Size() > 1<<20 {
 			return nil, fmt.Errorf("judge pack %s: %s is over 1 MiB", dir, name)
 		}
 	}
-	p, err := readJudgePack(os.DirFS(dir), ".")
+	p, err := readJudgePack(limitedDirFS(dir), ".")
 	if err != nil {
 		return nil, fmt.Errorf("judge pack %s: %w", dir, err)
 	}
 	p.Name = dir
 	return p, nil
+}
+
+// limitedDirFS is os.DirFS(dir) whose files are read as
+// fsutil.ReadFileLimit reads them: a special file refused before it is
+// opened, at most 1 MiB.
+type limitedDirFS string
+
+func (d limitedDirFS) Open(name string) (fs.File, error) { return os.DirFS(string(d)).Open(name) }
+
+func (d limitedDirFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
+	}
+	return fsutil.ReadFileLimit(filepath.Join(string(d), filepath.FromSlash(name)), 1<<20)
 }
 
 // WriteJudgePack writes the built-in pack's files into dir (created when

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -52,16 +53,22 @@ func CheckInput(path string) (fs.FileInfo, error) {
 // OpenInput opens the regular file at path for reading. A named pipe, a
 // socket or a device is refused before it is opened (CheckInput), and so
 // is a directory. The open file is checked again, so a regular file
-// swapped for something else between the two checks is refused too.
+// swapped for something else between the two checks is refused too; on
+// Unix it is opened without waiting (O_NONBLOCK), so even a named pipe
+// put there in between cannot block the open.
 func OpenInput(path string) (*os.File, error) {
 	st, err := CheckInput(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "stat" {
+		pe.Op = "open" // what the caller asked for, as os.Open would say
+	}
 	if err != nil {
 		return nil, err
 	}
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a file", path)
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 )
 
 // MaxJSStringBytes is the most UTF-8 bytes a JavaScript string can take in
@@ -38,22 +37,17 @@ func ReadLimit(r io.Reader, name string, max int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ReadFileLimit is os.ReadFile with ReadLimit's bound. A regular file
-// whose size is already over the bound is refused before it is read.
+// ReadFileLimit is os.ReadFile with ReadLimit's bound. It opens the file
+// as OpenInput does: a named pipe, a socket or a device is refused from
+// its stat, before it is opened (a *NotRegularError), and so is a
+// directory; a file whose size is already over the bound is refused
+// before it is read.
 func ReadFileLimit(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenInputMax(path, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil {
-		if st.Mode().IsRegular() && st.Size() > max {
-			return nil, &TooLargeError{Name: path, Max: max}
-		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s is a directory, not a file", path)
-		}
-	}
 	return ReadLimit(f, path, max)
 }
 

@@ -56,7 +56,10 @@ type Redacter interface {
 // IsBundle reports whether dir holds a playground bundle.
 func IsBundle(dir string) bool {
 	for _, f := range []string{FileSystemPrompt, FileUserMessage, FileMetadata} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || !st.Mode().IsRegular() {
+		// Any file but a directory: a named pipe in its place makes a
+		// bundle that its readers refuse, naming it, rather than a
+		// directory passed over in silence.
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
 			return false
 		}
 	}

@@ -39,6 +39,8 @@ import (
 	"strings"
 
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Table names of the stagewise schema.
@@ -252,7 +254,7 @@ func checkHeader(path string) error {
 	// Stat first: opening a FIFO blocks until something writes to it, and
 	// SQLite needs a file it can seek in anyway.
 	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-		return &NotAgentDBError{Path: path, Reason: "it is not a regular file (" + fileKind(st.Mode()) + "); give the database file itself"}
+		return &NotAgentDBError{Path: path, Reason: "it is not a regular file (" + fsutil.FileKind(st.Mode()) + "); give the database file itself"}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -281,22 +283,6 @@ func checkHeader(path string) error {
 		return &NotAgentDBError{Path: path, Reason: "not an SQLite 3 file (bad header)"}
 	}
 	return nil
-}
-
-// fileKind names the kind of a file that is neither a directory nor a
-// regular file.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // Open opens the database at path read-only and reads its schema. It never
