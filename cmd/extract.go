@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/agentbundle"
+	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
@@ -260,6 +261,10 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	f := opts.f
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if opts.From == agents.SWEAgent {
+		// Read, but it records no compaction: say so, as simulate does.
+		return usageErr("--from swe-agent: SWE-agent trajectories record no compaction, so there is nothing to write; compact simulate FILE.traj reads them whole")
 	}
 	if !slices.Contains(agentbundle.Agents, opts.From) {
 		return usageErr("--from: unknown agent %q (want %s)", opts.From, strings.Join(agentbundle.Agents, " or "))
