@@ -22,6 +22,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // MaxEntryBytes bounds an entry read back: a larger file is not an entry
@@ -110,13 +112,16 @@ func (c *Cache) Get(key string) ([]byte, bool) {
 	if c == nil || !validKey(key) {
 		return nil, false
 	}
-	f, err := os.Open(c.path(key))
+	// fsutil.OpenInputMax refuses a named pipe or a device before opening
+	// it (opening a FIFO planted in the cache would block the run) and
+	// an oversized entry before reading it: either is a miss.
+	f, err := fsutil.OpenInputMax(c.path(key), MaxEntryBytes)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxEntryBytes {
+	if err != nil {
 		return nil, false
 	}
 	data := make([]byte, st.Size())
