@@ -6,6 +6,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"regexp"
 	"runtime/debug"
@@ -293,6 +294,9 @@ func Execute() int {
 	// Whatever a library logs through the standard logger or log/slog's
 	// default (net/http quoting a server's bytes, the SDKs' warnings) goes
 	// to stderr without any provider's key (cascade.GuardLog).
+	// Escape characters in such a line are shown escaped, as everywhere
+	// on a terminal.
+	log.SetOutput(iostreams.NewEscapeWriter(os.Stderr))
 	cascade.GuardLog()
 	return Run(iostreams.System(), os.Args[1:])
 }
