@@ -322,8 +322,8 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 		if t.Requests+t.FromCache+t.Failed == 0 {
 			continue
 		}
-		fmt.Fprintf(out, "  tier %d %s (%s): %d requests, %d answered, %d failed, %d from the cache; %d in (%d cached), %d out; %s\n",
-			i+1, t.Model, t.Provider, t.Requests, t.Answered, t.Failed, t.FromCache, t.InputTokens, t.CachedInputTokens, t.OutputTokens, usd(t.CostUSD))
+		fmt.Fprintf(out, "  tier %d %s (%s): %s, %d answered, %d failed, %d from the cache; %d in (%d cached), %d out; %s\n",
+			i+1, t.Model, t.Provider, plural(t.Requests, "request"), t.Answered, t.Failed, t.FromCache, t.InputTokens, t.CachedInputTokens, t.OutputTokens, usd(t.CostUSD))
 	}
 	if !f.IO.Quiet {
 		switch {

@@ -48,3 +48,53 @@ func TestFlagValueErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownFlagSuggestsTheNearest: a mistyped flag names the command's
+// flag (local or inherited) within two edits, exit 2 (issue 29).
+func TestUnknownFlagSuggestsTheNearest(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--modle", "builtin"}, "compact replay: unknown flag: --modle (did you mean --model?)\n"},
+		{[]string{"replay", "--modle=builtin"}, "compact replay: unknown flag: --modle (did you mean --model?)\n"},
+		{[]string{"extract", "--qiuet"}, "compact extract: unknown flag: --qiuet (did you mean --quiet?)\n"},
+		{[]string{"diff", "--confg", "x"}, "compact diff: unknown flag: --confg (did you mean --config?)\n"},
+		{[]string{"replay", "--frobnicate"}, "compact replay: unknown flag: --frobnicate\n"},
+		{[]string{"replay", "--cpuprofil", "x"}, "compact replay: unknown flag: --cpuprofil\n"}, // hidden flags are not suggested
+	} {
+		code, _, errOut := runIn(t, nil, tc.args...)
+		if code != 2 || errOut != tc.want {
+			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestUnknownCommandSuggestionOnOneLine: Cobra's suggestions for an
+// unknown command read as one clear line, exit 2 (issue 29).
+func TestUnknownCommandSuggestionOnOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"extrat"}, `compact: unknown command "extrat" for "compact"; did you mean "extract"?` + "\n"},
+		{[]string{"re"}, `compact: unknown command "re" for "compact"; did you mean "replay" or "report"?` + "\n"},
+		{[]string{"qqqqq"}, `compact: unknown command "qqqqq" for "compact"` + "\n"},
+	} {
+		code, out, errOut := runIn(t, nil, tc.args...)
+		if code != 2 || errOut != tc.want || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{{"modle", "model", 2}, {"model", "model", 0}, {"", "abc", 3}, {"quiet", "qiet", 1}, {"jobs", "json", 3}} {
+		if got := editDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func newCmdCompress(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "write the bundle to `DIR` (default experiments-data/compress/<chat>-at-<N>)")
 	fl.BoolVar(&opts.Force, "force", false, "replace an existing bundle directory")
 	fl.StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in `NAME` or a directory written by \"compact prompt import\"")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	fl.StringVar(&opts.Profile, "profile", "e3e", profileUsage)
 	fl.StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills and DIR/plugins")
 	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
 	c.MarkFlagsMutuallyExclusive("model", "cascade", "no-model")

@@ -108,7 +108,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	fl.IntVar(&opts.Worst, "worst", 10, "with --stat, list the `N` worst bundles and chains")
 	fl.StringVar(&opts.Color, "color", "auto", "colour the text output `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles compared at once (default: the number of CPUs)")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: e3e or head")
+	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: "+profileChoices)
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "color", "auto", "always", "never")
 	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
@@ -239,7 +239,7 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
 		prog := newProgress(f.IO)
 		if len(dirs) > 1 {
-			dopt.Progress = func(done, total int) { prog.show("diff: %d/%d bundles", done, total) }
+			dopt.Progress = func(done, total int) { prog.show("diff: %d of %s", done, plural(total, "bundle")) }
 		}
 		cs, errs = diff.CompareBundles(dirs, dopt, opts.Jobs)
 		prog.clear()
@@ -317,7 +317,7 @@ func diffBaseline(f *Factory, opts *diffOptions, dirs []string, dopt diff.Option
 	bopt.Run, bopt.WithDiffs, bopt.Progress = opts.Baseline, false, nil
 	prog := newProgress(f.IO)
 	if len(compared) > 1 {
-		bopt.Progress = func(done, total int) { prog.show("diff: baseline %d/%d bundles", done, total) }
+		bopt.Progress = func(done, total int) { prog.show("diff: baseline %d of %s", done, plural(total, "bundle")) }
 	}
 	base, _ := diff.CompareBundles(compared, bopt, opts.Jobs)
 	prog.clear()

@@ -76,7 +76,7 @@ func TestNoEscapeSequenceReachesTheTerminal(t *testing.T) {
 		{[]string{"simulate", session}, 0, true},
 		{[]string{"diff", filepath.Join(dir, "missing"+evil)}, 2, true},
 		{[]string{"--config", filepath.Join(dir, "missing"+evil+".yaml"), "eval"}, 2, true},
-		{[]string{"extract", "--db", filepath.Join(dir, "missing"+evil)}, 1, true},
+		{[]string{"extract", "--db", filepath.Join(dir, "missing"+evil)}, 2, true},
 	}
 	colours := strings.NewReplacer("\x1b[0m", "", "\x1b[1m", "", "\x1b[31m", "", "\x1b[32m", "", "\x1b[36m", "")
 	for _, s := range steps {

@@ -208,7 +208,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	prog := newProgress(f.IO)
 	eopt := eval.EvalOptions{Runs: runs}
 	if len(dirs) > 1 {
-		eopt.Progress = func(done, total int) { prog.show("eval: %d/%d bundles", done, total) }
+		eopt.Progress = func(done, total int) { prog.show("eval: %d of %s", done, plural(total, "bundle")) }
 	}
 	results, errs := eval.Evaluate(dirs, eopt, opts.Jobs)
 	prog.clear()
@@ -242,7 +242,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 		}
 		var progress func(int, int)
 		if len(results) > 1 {
-			progress = func(done, total int) { prog.show("eval: judged %d/%d bundles", done, total) }
+			progress = func(done, total int) { prog.show("eval: judged %d of %s", done, plural(total, "bundle")) }
 		}
 		judgeErrs = eval.JudgeAll(ctx, results, *judge, jobs, progress)
 		prog.clear()

@@ -140,7 +140,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "write the chat directories to `DIR` (default experiments-data/history-compression/<channel>)")
 	fl.StringArrayVar(&opts.Chats, "chat", nil, "extract only the chat with this `ID` (repeatable; an unknown id is an error)")
 	fl.BoolVar(&opts.Force, "force", false, "replace a non-empty output directory as a whole")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	fl.StringVar(&opts.Profile, "profile", "e3e", profileUsage)
 	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
 	addJobsFlag(c, &opts.Workers, 0, "decode and serialize `N` chats at once (default: the number of CPUs)")
 	hiddenIntAlias(c, &opts.Workers, "workers", 0)

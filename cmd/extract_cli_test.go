@@ -27,7 +27,7 @@ import (
 func TestExtractMissingDatabaseMessages(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.sqlite")
 	r := xtRun(t, map[string]string{"HOME": t.TempDir()}, "extract", "--db", missing, "--out", xtOut(t))
-	if r.code != 1 {
+	if r.code != 2 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	xtOneLineError(t, r, "compact extract: database not found: "+missing+" (check the path)")
@@ -38,7 +38,7 @@ func TestExtractMissingDatabaseMessages(t *testing.T) {
 	home := t.TempDir()
 	want := filepath.Join(home, ".config", "stagewise-prerelease", "stagewise", "agents", "instances.sqlite")
 	r = xtRun(t, map[string]string{"HOME": home}, "extract", "--out", xtOut(t))
-	if r.code != 1 {
+	if r.code != 2 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	xtOneLineError(t, r, "database not found for channel prerelease: "+want, "--db PATH", "another --channel (release, nightly, dev)",

@@ -138,11 +138,12 @@ func TestExtractDamagedHeaderOrSchema(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		where func(t *testing.T, path string) (page, off int)
+		code  int // a file whose header is not SQLite's is not a database: exit 2
 		wants []string
 	}{
-		{"header", func(*testing.T, string) (int, int) { return 1, 3 }, []string{"not a stagewise agent database", "not an SQLite 3 file (bad header)"}},
-		{"schema page", func(*testing.T, string) (int, int) { return 1, 100 }, []string{"is damaged (SQLITE_CORRUPT", "sqlite3 ", " .recover > recovered.sql"}},
-		{"chat list", instancesLeaf, []string{"is damaged (SQLITE_CORRUPT", ".recover"}},
+		{"header", func(*testing.T, string) (int, int) { return 1, 3 }, 2, []string{"not a stagewise agent database", "not an SQLite 3 file (bad header)"}},
+		{"schema page", func(*testing.T, string) (int, int) { return 1, 100 }, 1, []string{"is damaged (SQLITE_CORRUPT", "sqlite3 ", " .recover > recovered.sql"}},
+		{"chat list", instancesLeaf, 1, []string{"is damaged (SQLITE_CORRUPT", ".recover"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			damaged := testdb.DamagedCopy(t, clean)
@@ -150,7 +151,7 @@ func TestExtractDamagedHeaderOrSchema(t *testing.T) {
 			testdb.FlipPageByte(t, damaged, page, off)
 			out := xtOut(t)
 			r := xtExtract(t, damaged, out)
-			if r.code != 1 {
+			if r.code != tt.code {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 			}
 			xtOneLineError(t, r, append([]string{damaged}, tt.wants...)...)

@@ -298,13 +298,13 @@ func TestExtractExitStatus(t *testing.T) {
 		{"unknown flag is a usage error", []string{"--db", good, "--frobnicate"}, 2, []string{"frobnicate"}},
 		{"positional argument is a usage error", []string{"--db", good, "extra"}, 2, []string{"extra"}},
 		{"usage error wins over a missing database", []string{"--db", filepath.Join(dir, "nope.sqlite"), "--source", "xyz"}, 2, []string{"--source"}},
-		{"no database", []string{"--db", filepath.Join(dir, "nope.sqlite")}, 1, []string{"database not found: " + filepath.Join(dir, "nope.sqlite") + " (check the path)"}},
-		{"not an SQLite file", []string{"--db", notSQLite}, 1, []string{"not a stagewise agent database", "notes.txt"}},
-		{"empty file", []string{"--db", empty}, 1, []string{"empty"}},
-		{"garbage after the header", []string{"--db", garbageHeader}, 1, []string{"garbage.sqlite"}},
-		{"no tables", []string{"--db", noTables}, 1, []string{"no tables"}},
-		{"no agentInstances table", []string{"--db", otherTables}, 1, []string{"agentInstances"}},
-		{"a directory", []string{"--db", dir}, 1, []string{"directory"}},
+		{"no database", []string{"--db", filepath.Join(dir, "nope.sqlite")}, 2, []string{"database not found: " + filepath.Join(dir, "nope.sqlite") + " (check the path)"}},
+		{"not an SQLite file", []string{"--db", notSQLite}, 2, []string{"not a stagewise agent database", "notes.txt"}},
+		{"empty file", []string{"--db", empty}, 2, []string{"empty"}},
+		{"garbage after the header", []string{"--db", garbageHeader}, 2, []string{"garbage.sqlite"}},
+		{"no tables", []string{"--db", noTables}, 2, []string{"no tables"}},
+		{"no agentInstances table", []string{"--db", otherTables}, 2, []string{"agentInstances"}},
+		{"a directory", []string{"--db", dir}, 2, []string{"directory"}},
 		{"messages source before schema v7", []string{"--db", v6}, 1, []string{"agentMessages", "version 6"}},
 	}
 	for _, tt := range tests {
@@ -961,9 +961,9 @@ func TestExtractDatabaseDiscovery(t *testing.T) {
 		{"nightly is a valid channel", []string{"--channel", "nightly"}, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-nightly") }, "", 0, ""},
 		{"absolute XDG_CONFIG_HOME honoured", nil, func(_, x string) string { return dbAt(x, "stagewise-prerelease") }, "abs", 0, ""},
 		{"relative XDG_CONFIG_HOME ignored", nil, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "rel", 0, ""},
-		{"XDG_CONFIG_HOME wins over HOME", nil, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "abs", 1, "database not found"},
-		{"database of another channel is not used", []string{"--channel", "release"}, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "", 1, "stagewise/stagewise/agents/instances.sqlite"},
-		{"missing default names the path and --db", nil, func(string, string) string { return "" }, "", 1, "--db PATH"},
+		{"XDG_CONFIG_HOME wins over HOME", nil, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "abs", 2, "database not found"},
+		{"database of another channel is not used", []string{"--channel", "release"}, func(h, _ string) string { return dbAt(filepath.Join(h, ".config"), "stagewise-prerelease") }, "", 2, "stagewise/stagewise/agents/instances.sqlite"},
+		{"missing default names the path and --db", nil, func(string, string) string { return "" }, "", 2, "--db PATH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,8 +27,8 @@ type pipelineInputs struct {
 
 // resolvePipelineInputs checks --profile and --pack, takes the locale from
 // the flag or the environment, and finds the channel's database when --db
-// is not given. A bad flag is a usage error (exit 2); a database that is
-// not there is a failure (exit 1) whose message says what to do next.
+// is not given. A bad flag is a usage error (exit 2), and so is a database
+// that is not there, whose message says what to do next (checkDB).
 func resolvePipelineInputs(f *Factory, profile, pack, locale, db, channel, goos string) (pipelineInputs, error) {
 	var in pipelineInputs
 	var err error
@@ -57,19 +57,23 @@ func resolvePipelineInputs(f *Factory, profile, pack, locale, db, channel, goos 
 // checkDB says, when the database is not there, what to do instead: a
 // path given with --db is checked; for a channel's default path, the
 // other channels that have a database here, --db and the shipped sample.
+// A path that is not there, or is not a file, is a usage error (exit 2),
+// as for every path a command is given; one it cannot read is exit 1.
 func checkDB(f *Factory, db string, given bool, channel, goos string) error {
-	_, err := fsutil.CheckInput(db)
+	st, err := fsutil.CheckInput(db)
 	var nr *fsutil.NotRegularError
 	if errors.As(err, &nr) {
 		return usageErr("%s is %s, not a stagewise agent database; give the database file itself", db, nr.Kind)
 	}
 	switch {
+	case err == nil && st.IsDir():
+		return usageErr("%s is a directory, not a stagewise agent database; give the database file itself", db)
 	case err == nil:
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("database %s: %v", db, err)
 	case given:
-		return fmt.Errorf("database not found: %s (check the path)", db)
+		return usageErr("database not found: %s (check the path)", db)
 	}
 	var others []string
 	for _, ch := range otherChannels(channel) {
@@ -83,7 +87,7 @@ func checkDB(f *Factory, db string, given bool, channel, goos string) error {
 	if len(others) > 0 {
 		next = "pass --db PATH, or " + strings.Join(others, " or ") + " (a database is there)"
 	}
-	return fmt.Errorf("database not found for channel %s: %s; %s; to try the shipped sample: --db %s",
+	return usageErr("database not found for channel %s: %s; %s; to try the shipped sample: --db %s",
 		channel, db, next, DefaultSampleDBPath)
 }
 
@@ -96,6 +100,14 @@ func otherChannels(channel string) []string {
 	}
 	return out
 }
+
+// profileChoices says in a few words what the two --profile values are,
+// for every flag help that offers them.
+const profileChoices = "e3e (stagewise e3e125281a27, the reference the bundles match) or head (stagewise v1.29.0)"
+
+// profileUsage is the help of --profile where it picks the upstream
+// version to reproduce.
+const profileUsage = "upstream `VERSION` to reproduce: " + profileChoices
 
 // Completion of the flags that extract and compress share.
 

@@ -166,7 +166,7 @@ func TestSampleDBRemovesWhatAKilledRunLeft(t *testing.T) {
 	// Once the live run is killed, its directory goes too.
 	live.Process.Signal(syscall.SIGKILL)
 	live.Wait()
-	code, _, stderr = runIn(t, nil, "sample-db", "--out", out)
+	code, _, stderr = runIn(t, nil, "sample-db", "--force", "--out", out)
 	if want := fmt.Sprintf("compact sample-db: removed 1 leftover of an interrupted run beside %s\n", out); code != 0 || stderr != want {
 		t.Errorf("after the second kill: exit %d, stderr %q, want %q", code, stderr, want)
 	}
@@ -176,7 +176,7 @@ func TestSampleDBRemovesWhatAKilledRunLeft(t *testing.T) {
 		t.Errorf("left %v, want %v", got, wantLeft)
 	}
 	// Nothing to remove: nothing said.
-	if code, _, stderr := runIn(t, nil, "sample-db", "--out", out); code != 0 || stderr != "" {
+	if code, _, stderr := runIn(t, nil, "sample-db", "--force", "--out", out); code != 0 || stderr != "" {
 		t.Errorf("a clean run: exit %d, stderr %q", code, stderr)
 	}
 }

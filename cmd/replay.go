@@ -459,8 +459,8 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "compact replay: removed %s of an interrupted run\n", plural(n, "leftover"))
 		}
 	}, Progress: func(p replay.Progress) {
-		prog.show("replay: %d/%d done, %d failed, %d running, %d tokens, %s",
-			p.Done, p.Total, p.Failed, p.Running, p.Usage.InputTokens+p.Usage.OutputTokens, usd(p.CostUSD))
+		prog.show("replay: %d/%d done, %d failed, %d running, %s, %s",
+			p.Done, p.Total, p.Failed, p.Running, plural(int(p.Usage.InputTokens+p.Usage.OutputTokens), "token"), usd(p.CostUSD))
 	}})
 	prog.clear()
 	tot := replayTotals(items)
@@ -545,7 +545,13 @@ func usd(v float64) string {
 	return "$" + s
 }
 
+// printReplayTable prints a row per bundle and the summary line; with
+// --quiet, only the summary line (as extract keeps its own).
 func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
+	if f.IO.Quiet {
+		printReplaySummary(f, t)
+		return
+	}
 	// Bundles are named under the directory they share, said once above
 	// the table, so that the rows stay narrow.
 	var paths []string
@@ -584,7 +590,12 @@ func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
 			break
 		}
 	}
-	fmt.Fprintf(out, "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
+	printReplaySummary(f, t)
+}
+
+// printReplaySummary is replay's one-line summary.
+func printReplaySummary(f *Factory, t replayTotal) {
+	fmt.Fprintf(f.IO.TextOut(), "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
 		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
 }
 
@@ -695,7 +706,7 @@ func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pac
 				fmt.Fprintf(out, "     problem: %s\n", r.Error)
 			}
 			for _, m := range r.Messages {
-				fmt.Fprintf(out, "     %s: %d chars, %d bytes\n", m.Role, m.Chars, m.Bytes)
+				fmt.Fprintf(out, "     %s: %s, %s\n", m.Role, plural(m.Chars, "char"), plural(m.Bytes, "byte"))
 				for _, h := range m.Head {
 					fmt.Fprintf(out, "       | %s\n", h)
 				}

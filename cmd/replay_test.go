@@ -197,3 +197,23 @@ func TestCompressSaysWhyNothingIsCompressed(t *testing.T) {
 		t.Error("a compress with no keys wrote a replay record")
 	}
 }
+
+// With --quiet, replay prints its one-line summary and the errors, as
+// extract does, and no table.
+func TestReplayQuietPrintsOnlyTheSummary(t *testing.T) {
+	dir := extractSample(t)
+	code, out, errOut := runIn(t, nil, "replay", "--quiet", "--model", "builtin", "--run", "quiet", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if out != "7 bundles: 7 ok, 0 skipped, 0 failed, 0 errors; 0 input and 0 output tokens, $0\n" {
+		t.Errorf("stdout with --quiet:\n%s", out)
+	}
+	if errOut != "" {
+		t.Errorf("stderr with --quiet:\n%s", errOut)
+	}
+	code, out, _ = runIn(t, nil, "replay", "--model", "builtin", "--run", "loud", dir)
+	if code != 0 || !strings.Contains(out, "BUNDLE") {
+		t.Errorf("without --quiet, exit %d, no table:\n%s", code, out)
+	}
+}

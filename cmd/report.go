@@ -93,7 +93,7 @@ func newCmdReport(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Title, "title", "", "the page's `TITLE` (default: compact report)")
 	fl.IntVar(&opts.MaxSize, "max-size", 64, "keep the page under about `MB` MiB: past it, the best bundles' sections are left out (0: no limit)")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles read at once (default: the number of CPUs)")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: e3e or head")
+	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: "+profileChoices)
 	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
 	_ = c.MarkFlagFilename("simulate", "json")
 	_ = c.MarkFlagFilename("output", "html")
@@ -182,7 +182,7 @@ func runReport(c *cobra.Command, opts *reportOptions) error {
 	bopt := report.Options{Runs: runs, Baseline: opts.Baseline, Judge: opts.Judge, Target: opts.Target, Profile: opts.Profile,
 		Jobs: opts.Jobs, Stop: func() bool { return ctx.Err() != nil }}
 	if len(dirs) > 1 {
-		bopt.Progress = func(done, total int) { prog.show("report: %d/%d bundles", done, total) }
+		bopt.Progress = func(done, total int) { prog.show("report: %d of %s", done, plural(total, "bundle")) }
 	}
 	// As in diff: each bundle allocates a few megabytes that die at once.
 	defer debug.SetGCPercent(debug.SetGCPercent(300))

@@ -12,13 +12,16 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/iostreams"
+	"github.com/compactlab/compact/internal/store"
 )
 
 // Version is set at build time with -ldflags "-X .../cmd.Version=…".
@@ -143,8 +146,8 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "no progress or informational output")
 	pf.StringVar(&f.CPUProfile, "cpuprofile", "", "write a CPU profile to FILE (for performance work)")
 	_ = pf.MarkHidden("cpuprofile")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: 2, Err: flagValueError(err)}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: 2, Err: unknownFlagError(c, flagValueError(err))}
 	})
 
 	// The commands in groups, the path first and in its order.
@@ -246,7 +249,10 @@ func RunEnv(io *iostreams.IO, args []string, getenv func(string) string) int {
 	if isInterrupt(err) {
 		return exitInterrupted
 	}
-	if isUsage(err) {
+	// A file given as a stagewise database that is not one is a path
+	// that is not what the command needs: exit 2, as a missing one (a
+	// damaged one is a failed run, exit 1).
+	if isUsage(err) || errors.Is(err, store.ErrNotAgentDB) && !errors.Is(err, store.ErrDamaged) {
 		return exitUsage
 	}
 	return exitFailed
@@ -266,8 +272,31 @@ func errorLine(c *cobra.Command, err error) string {
 		msg = strings.TrimPrefix(msg, name+": ")
 		msg = strings.TrimPrefix(msg, c.Name()+": ")
 	}
+	msg = commandSuggestion(msg)
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	return prefix + ": " + msg
+}
+
+// cobraSuggestion is Cobra's unknown command error with its suggestions,
+// one a line after "Did you mean this?".
+var cobraSuggestion = regexp.MustCompile(`(?s)^(unknown command .*?)\s*\n\s*Did you mean this\?\s*\n(.*)$`)
+
+// commandSuggestion puts Cobra's suggestions for an unknown command on
+// the error's line: `unknown command "extrat" for "compact"; did you mean
+// "extract"?`.
+func commandSuggestion(msg string) string {
+	m := cobraSuggestion.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	var names []string
+	for _, n := range strings.Fields(m[2]) {
+		names = append(names, strconv.Quote(n))
+	}
+	if len(names) == 0 {
+		return m[1]
+	}
+	return m[1] + "; did you mean " + joinOr(names, "or") + "?"
 }
 
 // isUsage recognises cobra's own argument errors.
@@ -298,6 +327,9 @@ func Execute() int {
 	// on a terminal.
 	log.SetOutput(iostreams.NewEscapeWriter(os.Stderr))
 	cascade.GuardLog()
+	// A run stops on SIGINT or SIGTERM by itself; within a second at the
+	// latest (watchSignals).
+	defer watchSignals(os.Stderr)()
 	return Run(iostreams.System(), os.Args[1:])
 }
 
@@ -316,4 +348,60 @@ func flagValueError(err error) error {
 		want = "a duration such as 30s or 2m"
 	}
 	return fmt.Errorf("%s: %q is not %s", m[2], m[1], want)
+}
+
+// unknownFlag is pflag's message for a long flag the command does not have.
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([^\s=]+)$`)
+
+// unknownFlagError adds to pflag's "unknown flag: --modle" the nearest of
+// c's flags, local and inherited, hidden ones aside: " (did you mean
+// --model?)", when one is within two edits.
+func unknownFlagError(c *cobra.Command, err error) error {
+	m := unknownFlag.FindStringSubmatch(err.Error())
+	if m == nil || c == nil {
+		return err
+	}
+	if best := nearestFlag(c, m[1]); best != "" {
+		return fmt.Errorf("%s (did you mean --%s?)", err.Error(), best)
+	}
+	return err
+}
+
+// nearestFlag is the name of c's visible flag nearest to name, within a
+// Levenshtein distance of 2 ("" when none is); on a tie, the first by name.
+func nearestFlag(c *cobra.Command, name string) string {
+	best, bestD := "", 3
+	visit := func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		if d := editDistance(name, fl.Name); d < bestD || d == bestD && fl.Name < best {
+			best, bestD = fl.Name, d
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes: flag names
+// are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

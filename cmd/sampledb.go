@@ -20,10 +20,18 @@ type sampleDBOptions struct {
 	MessagesPerChat int
 	Seed            int64
 	SchemaVersion   int
+	Force           bool
 }
 
-// DefaultSampleDBPath is where sample-db writes without --out.
+// DefaultSampleDBPath is the shipped sample, in compact's source tree
+// (what `compact sample-db --out examples/stagewise/instances.sqlite
+// --force` writes).
 const DefaultSampleDBPath = "examples/stagewise/instances.sqlite"
+
+// sampleDBOut is where sample-db writes without --out: a new file in the
+// working directory, never the shipped sample (an existing file is
+// replaced only with --force).
+const sampleDBOut = "instances.sqlite"
 
 func newCmdSampleDB(f *Factory) *cobra.Command {
 	opts := &sampleDBOptions{f: f}
@@ -37,13 +45,14 @@ func newCmdSampleDB(f *Factory) *cobra.Command {
 			"legacy history column is stale. With --chats it generates a big database\n" +
 			"for benchmarks (about 1.1 MB per chat of 200 messages). The output is\n" +
 			"deterministic: the same options give the same bytes.",
-		Example: "  compact sample-db\n" +
+		Example: "  compact sample-db                     # ./instances.sqlite\n" +
 			"  compact sample-db --out /tmp/big.sqlite --chats 1800   # about 2 GB",
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error { return runSampleDB(opts) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Out, "out", DefaultSampleDBPath, "write the database to `PATH` (replaced if it exists)")
+	fl.StringVar(&opts.Out, "out", sampleDBOut, "write the database to `PATH`, a new file unless --force")
+	fl.BoolVar(&opts.Force, "force", false, "replace --out if it exists")
 	fl.IntVar(&opts.Chats, "chats", 0, "generate `N` chats (0: write the shipped sample)")
 	fl.IntVar(&opts.MessagesPerChat, "messages-per-chat", 0, fmt.Sprintf("`N` messages per generated chat (default %d)", sample.DefaultMessagesPerChat))
 	fl.Int64Var(&opts.Seed, "seed", 0, "`SEED` of every random choice")
@@ -74,6 +83,11 @@ func runSampleDB(opts *sampleDBOptions) error {
 		return usageErr("--messages-per-chat needs --chats")
 	case opts.SchemaVersion < sample.MinSchemaVersion || opts.SchemaVersion > sample.MaxSchemaVersion:
 		return usageErr("--schema-version: %d not supported (want %d..%d)", opts.SchemaVersion, sample.MinSchemaVersion, sample.MaxSchemaVersion)
+	}
+	// An existing file is replaced only with --force (as extract's
+	// output directory): exit 1, nothing written.
+	if _, err := os.Lstat(opts.Out); err == nil && !opts.Force {
+		return fmt.Errorf("%s exists; pass --force to replace it, or --out another path", opts.Out)
 	}
 	if err := os.MkdirAll(filepath.Dir(opts.Out), 0o755); err != nil {
 		return err

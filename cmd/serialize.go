@@ -44,7 +44,7 @@ func newCmdSerialize(f *Factory) *cobra.Command {
 			return runSerialize(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	c.Flags().StringVar(&opts.Profile, "profile", "e3e", profileUsage)
 	c.Flags().StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills/*/SKILL.md and DIR/plugins/*/SKILL.md")
 	c.Flags().StringVar(&opts.ResolvedSlash, "resolved-slash", "", "resolve slash commands from `FILE`: a JSON array of {id, displayName, content}")
 	c.MarkFlagsMutuallyExclusive("skills-dir", "resolved-slash")

@@ -40,7 +40,7 @@ func newCmdTokens(f *Factory) *cobra.Command {
 			return runTokens(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Profile, "profile", "e3e", "upstream `VERSION` to reproduce: e3e (the reference) or head")
+	c.Flags().StringVar(&opts.Profile, "profile", "e3e", profileUsage)
 	completeProfile(c)
 	return c
 }

@@ -98,7 +98,7 @@ func (a *anthropicService) poll(ctx context.Context, id string) (poll, error) {
 		Counts: Counts{Total: int(rc.Processing + rc.Succeeded + rc.Errored + rc.Canceled + rc.Expired),
 			Succeeded: int(rc.Succeeded), Failed: int(rc.Errored + rc.Canceled + rc.Expired), Pending: int(rc.Processing)}}
 	if p.Ended && (rc.Canceled > 0 || rc.Expired > 0) {
-		p.Why = fmt.Sprintf("%d requests canceled, %d expired", rc.Canceled, rc.Expired)
+		p.Why = fmt.Sprintf("%s canceled, %d expired", plural(int(rc.Canceled), "request"), rc.Expired)
 	}
 	return p, nil
 }

@@ -48,7 +48,7 @@ func (r *runner) collectEnded(ctx context.Context) error {
 		}
 		b.Collected, b.CollectedAt = true, r.stamp()
 		r.rep.Collected = append(r.rep.Collected, b.ID)
-		r.progress("collected %s batch %s (%s): %d requests", b.Provider, b.ID, b.Status, b.Requests)
+		r.progress("collected %s batch %s (%s): %s", b.Provider, b.ID, b.Status, plural(b.Requests, "request"))
 		if err := r.commit(); err != nil {
 			return err
 		}

@@ -93,8 +93,8 @@ func Judge(ctx context.Context, cas *cascade.Cascade, opts JudgeOptions) (*Repor
 	spec, _ := opts.spec()
 	if old := st.Judge; st.Kind != KindJudge || old == nil || old.Judge != spec.Judge || old.PackHash != spec.PackHash ||
 		old.MaxQuestions != spec.MaxQuestions || !slices.Equal(old.Runs, spec.Runs) || !slices.Equal(st.Models, opts.Models) {
-		return nil, fmt.Errorf("%w: %s was submitted with other options (judge, pack, questions or runs) and has %d requests not collected yet; collect it (compact batch collect --run %s), cancel it (compact batch cancel --run %s), or choose another --judge-run",
-			ErrUnfinished, filepath.Join(Dir(opts.Root, run), FileState), st.pending(), run, run)
+		return nil, fmt.Errorf("%w: %s was submitted with other options (judge, pack, questions or runs) and has %s not collected yet; collect it (compact batch collect --run %s), cancel it (compact batch cancel --run %s), or choose another --judge-run",
+			ErrUnfinished, filepath.Join(Dir(opts.Root, run), FileState), plural(st.pending(), "request"), run, run)
 	}
 	return Collect(ctx, cas, opts.Root, run, CollectOptions{Settings: opts.Settings, ToolVersion: opts.ToolVersion, Now: opts.Now, Progress: opts.Progress})
 }

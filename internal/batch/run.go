@@ -257,8 +257,8 @@ func create(cas *cascade.Cascade, root, run, kind string, models []string, s Set
 	if old, err := readState(dir); err == nil {
 		if n := old.pending(); n > 0 {
 			release()
-			return nil, nil, fmt.Errorf("%w: %s has %d requests not collected yet; collect them (compact batch collect --run %s), cancel them (compact batch cancel --run %s), or choose another --run",
-				ErrUnfinished, filepath.Join(dir, FileState), n, run, run)
+			return nil, nil, fmt.Errorf("%w: %s has %s not collected yet; collect them (compact batch collect --run %s), cancel them (compact batch cancel --run %s), or choose another --run",
+				ErrUnfinished, filepath.Join(dir, FileState), plural(n, "request"), run, run)
 		}
 		if old.Kind != kind {
 			release()
@@ -457,12 +457,12 @@ func (r *runner) collectAll(ctx context.Context, wait bool) error {
 		if !wait {
 			return nil
 		}
-		r.progress("waiting %v for %d requests in %d batches", r.s.PollInterval, r.st.pending(), r.open())
+		r.progress("waiting %v for %s in %s", r.s.PollInterval, plural(r.st.pending(), "request"), pluralForm(r.open(), "batch", "batches"))
 		t := time.NewTimer(r.s.PollInterval)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%w: %d requests still in batches", ErrInterrupted, r.st.pending())
+			return fmt.Errorf("%w: %s still in batches", ErrInterrupted, plural(r.st.pending(), "request"))
 		case <-t.C:
 		}
 	}
@@ -472,7 +472,7 @@ func (r *runner) collectAll(ctx context.Context, wait bool) error {
 func (r *runner) cleanLeftovers() error {
 	n, err := r.leftovers()
 	if n > 0 {
-		r.progress("removed %d leftovers of an interrupted run", n)
+		r.progress("removed %s of an interrupted run", plural(n, "leftover"))
 	}
 	return err
 }
@@ -686,4 +686,17 @@ func (r *runner) record(it *Item, attempts []cascade.Attempt, b *Batch, customID
 		}
 	}
 	return rec
+}
+
+// plural is "1 request", "2 requests": word's plural adds s.
+func plural(n int, word string) string {
+	return pluralForm(n, word, word+"s")
+}
+
+// pluralForm is "1 one" or "N many".
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

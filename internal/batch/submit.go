@@ -238,7 +238,7 @@ func (r *runner) submitTier(ctx context.Context, t int) error {
 		}
 		id, err := svc.create(ctx, tier, up.f, up.size, up.n, "compact "+r.st.Run)
 		if err != nil {
-			return fmt.Errorf("submit %d requests for %s to %s: %s", up.n, tier.Model, tier.Provider, r.cas.Redact(err.Error()))
+			return fmt.Errorf("submit %s for %s to %s: %s", plural(up.n, "request"), tier.Model, tier.Provider, r.cas.Redact(err.Error()))
 		}
 		b := &Batch{ID: id, Tier: t, Provider: tier.Provider, Kind: tier.Kind, File: up.name, Requests: up.n, Items: up.n, Bytes: up.size,
 			SubmittedAt: r.stamp(), Status: "submitted", Counts: Counts{Total: up.n, Pending: up.n}}
@@ -246,7 +246,7 @@ func (r *runner) submitTier(ctx context.Context, t int) error {
 		r.st.NextBatch++
 		r.tally(func(c *ItemCounts) { c.Submitted += up.n })
 		r.rep.Submitted = append(r.rep.Submitted, id)
-		r.progress("submitted %s batch %s: %d requests for %s", tier.Provider, id, up.n, tier.Model)
+		r.progress("submitted %s batch %s: %s for %s", tier.Provider, id, plural(up.n, "request"), tier.Model)
 		up.discard()
 		up = nil
 		// Committed at once: a batch the state does not name would be

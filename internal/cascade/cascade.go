@@ -541,7 +541,7 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 			return done(OutcomeError, pe.Error())
 		case n >= c.Settings.Retry.MaxTries:
 			a.Tries = append(a.Tries, tr)
-			return done(OutcomeError, fmt.Sprintf("%s (gave up after %d tries)", pe.Error(), n))
+			return done(OutcomeError, fmt.Sprintf("%s (gave up after %s)", pe.Error(), pluralForm(n, "try", "tries")))
 		}
 		wait := c.backoff(n)
 		if pe.HasRetryAfter {
@@ -581,7 +581,7 @@ func (c *Cascade) finish(a Attempt, text string, size int, start time.Time) (Att
 	a.LatencyMs = time.Since(start).Milliseconds()
 	if a.OutputChars < c.Settings.MinOutputChars {
 		a.Outcome = OutcomeTooShort
-		a.Error = fmt.Sprintf("answer of %d characters after trimming, under %d (finish reason %q)", a.OutputChars, c.Settings.MinOutputChars, a.FinishReason)
+		a.Error = fmt.Sprintf("answer of %s after trimming, under %d (finish reason %q)", pluralForm(a.OutputChars, "character", "characters"), c.Settings.MinOutputChars, a.FinishReason)
 		return a, ""
 	}
 	a.Outcome = OutcomeOK
@@ -604,4 +604,12 @@ func (c *Cascade) backoff(n int) time.Duration {
 	}
 	half := d / 2
 	return half + time.Duration(rand.Int64N(int64(d-half)+1))
+}
+
+// pluralForm is "1 one" or "N many".
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -245,7 +245,7 @@ func checkWorkingState(text string) (line int, msg string) {
 		return s.Line, "\"## " + WorkingStateHeading + "\" is not the last section"
 	}
 	if n := len(Sentences(s.Body)); n != 2 {
-		return s.Line, fmt.Sprintf("\"## %s\" has %d sentences, not 2", WorkingStateHeading, n)
+		return s.Line, fmt.Sprintf("\"## %s\" has %s, not 2", WorkingStateHeading, plural(n, "sentence"))
 	}
 	return 0, ""
 }

@@ -675,7 +675,7 @@ func (t *JudgeTask) apply(rec *JudgeRecord) {
 	}
 	r.Judge = rec.summary()
 	if unanswered := ungraded(rec); unanswered > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("judge: %d of %d answers got no grade (scored 0); see %s", unanswered, len(t.Questions)*len(t.Names), rec.File))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("judge: %d of %s got no grade (scored 0); see %s", unanswered, plural(len(t.Questions)*len(t.Names), "answer"), rec.File))
 	}
 }
 

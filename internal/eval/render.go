@@ -31,7 +31,7 @@ func (r *Report) probeLine() string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, r.Probes[k]))
 		total += r.Probes[k]
 	}
-	return fmt.Sprintf("%d probes (%s)", total, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s (%s)", plural(total, "probe"), strings.Join(parts, ", "))
 }
 
 func fmtShare(v float64, ok bool) string {
@@ -112,7 +112,7 @@ func (r *Report) judgedPairsTable() [][]string {
 
 func (r *Report) judgeLine() string {
 	j := r.Judge
-	line := fmt.Sprintf("judged by %s (pack %s): %d bundles, %d calls (%d from the cache), cost $%.6f", j.Judge, j.PackHash, j.Bundles, j.Calls, j.Cached, j.CostUSD)
+	line := fmt.Sprintf("judged by %s (pack %s): %s, %s (%d from the cache), cost $%.6f", j.Judge, j.PackHash, plural(j.Bundles, "bundle"), plural(j.Calls, "call"), j.Cached, j.CostUSD)
 	if j.SavedUSD > 0 {
 		line += fmt.Sprintf(", saved $%.6f", j.SavedUSD)
 	}
@@ -191,7 +191,7 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	if opt.Root != "" {
 		where = " under " + opt.Root
 	}
-	fmt.Fprintf(ew, "%d bundles evaluated%s; %s\n", r.Bundles, where, r.probeLine())
+	fmt.Fprintf(ew, "%s evaluated%s; %s\n", plural(r.Bundles, "bundle"), where, r.probeLine())
 	fmt.Fprintf(ew, "share of probes answered, mean over bundles; offline (no model): exact, normalized or path-equivalent text\n\n")
 	writeAligned(ew, r.sidesTable())
 	if len(r.Pairs) > 0 {
@@ -212,7 +212,7 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		if opt.Worst >= 0 && opt.Worst < n {
 			fmt.Fprintf(ew, "%d worst of %d bundles, first (largest drop against %s, then lowest score)\n", opt.Worst, n, r.Baseline)
 		} else {
-			fmt.Fprintf(ew, "all %d bundles, worst first (largest drop against %s, then lowest score)\n", n, r.Baseline)
+			fmt.Fprintf(ew, "all %s, worst first (largest drop against %s, then lowest score)\n", plural(n, "bundle"), r.Baseline)
 		}
 		table, shown := r.rowsTable(opt)
 		lines := aligned(table)
@@ -278,7 +278,7 @@ func writeAligned(w io.Writer, rows [][]string) {
 // pull request.
 func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "## compact eval\n\n%d bundles; %s. Share of probes answered, mean over bundles (offline: no model).\n\n", r.Bundles, r.probeLine())
+	fmt.Fprintf(ew, "## compact eval\n\n%s; %s. Share of probes answered, mean over bundles (offline: no model).\n\n", plural(r.Bundles, "bundle"), r.probeLine())
 	mdTable(ew, r.sidesTable())
 	if len(r.Pairs) > 0 {
 		fmt.Fprintln(ew)
@@ -340,4 +340,12 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// plural is "1 bundle", "2 bundles": word's plural adds s.
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

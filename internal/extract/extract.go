@@ -720,7 +720,7 @@ func (x *extractor) process(j *job) error {
 	}
 	j.res.Messages = len(msgs)
 	if len(msgs) < x.opts.MinMessages {
-		j.res.Skipped = fmt.Sprintf("%d messages, fewer than the minimum %d", len(msgs), x.opts.MinMessages)
+		j.res.Skipped = fmt.Sprintf("%s, fewer than the minimum %d", plural(len(msgs), "message"), x.opts.MinMessages)
 		return nil
 	}
 	// Each message's summary is read once: the points, the summaries and
@@ -968,7 +968,7 @@ func checkOutDir(dir string, force bool) error {
 		return fmt.Errorf("output directory %s: %w", dir, err)
 	}
 	if len(entries) > 0 && !force {
-		return fmt.Errorf("%w: %s holds %d entries; pass --force to replace it as a whole, or choose another --out", ErrOutputNotEmpty, dir, len(entries))
+		return fmt.Errorf("%w: %s holds %s; pass --force to replace it as a whole, or choose another --out", ErrOutputNotEmpty, dir, pluralForm(len(entries), "entry", "entries"))
 	}
 	return nil
 }
@@ -1017,4 +1017,17 @@ func publish(ctx context.Context, staging, dir string, force bool, removing func
 	// the old one, which the next run's CleanStaleStaging finishes.
 	_, err = removeInterruptible(ctx, old, removing)
 	return err
+}
+
+// plural is "1 message", "2 messages": word's plural adds s.
+func plural(n int, word string) string {
+	return pluralForm(n, word, word+"s")
+}
+
+// pluralForm is "1 one" or "N many".
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

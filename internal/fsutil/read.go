@@ -62,5 +62,8 @@ func byteSize(n int64) string {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
+	if n == 1 {
+		return "1 byte"
+	}
 	return fmt.Sprintf("%d bytes", n)
 }

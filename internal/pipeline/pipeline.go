@@ -114,7 +114,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if opts.At >= 0 {
 		if opts.At >= len(msgs) {
-			return nil, fmt.Errorf("--at %d: chat %s has %d messages (0 to %d)", opts.At, opts.ChatID, len(msgs), len(msgs)-1)
+			return nil, fmt.Errorf("--at %d: chat %s has %s (0 to %d)", opts.At, opts.ChatID, plural(len(msgs), "message"), len(msgs)-1)
 		}
 		msgs = msgs[:opts.At+1]
 	}
@@ -286,4 +286,17 @@ func writeBundle(dir string, files map[string][]byte, force bool) (removed int, 
 		return removed, os.RemoveAll(old)
 	}
 	return removed, rename(tmp, dir)
+}
+
+// plural is "1 message", "2 messages": word's plural adds s.
+func plural(n int, word string) string {
+	return pluralForm(n, word, word+"s")
+}
+
+// pluralForm is "1 one" or "N many".
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -367,7 +367,7 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 		}
 	}
 	if stop.Err() != nil && len(out) < len(opts.Bundles) {
-		return out, fmt.Errorf("interrupted after %d of %d bundles: %w", len(out), len(opts.Bundles), stop.Err())
+		return out, fmt.Errorf("interrupted after %d of %s: %w", len(out), plural(len(opts.Bundles), "bundle"), stop.Err())
 	}
 	return out, nil
 }
@@ -574,4 +574,17 @@ func ValidRunName(name string) error {
 		return fmt.Errorf("run name %q must be one directory name, not starting with a dot", name)
 	}
 	return nil
+}
+
+// plural is "1 bundle", "2 bundles": word's plural adds s.
+func plural(n int, word string) string {
+	return pluralForm(n, word, word+"s")
+}
+
+// pluralForm is "1 one" or "N many".
+func pluralForm(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -188,8 +188,8 @@ func (r *Report) WriteHTML(w io.Writer, opt PageOptions) (Stats, error) {
 	v.LeftOut = st.LeftOut
 	v.Facts = r.facts(st)
 	if st.LeftOut > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%d of %d bundles have no section in this page, to keep it under %s (--max-size); they are the last in the list.",
-			st.LeftOut, len(r.Bundles), bytesText(opt.MaxBytes)))
+		v.Notes = append(v.Notes, fmt.Sprintf("%d of %d %s no section in this page, to keep it under %s (--max-size); %s the last in the list.",
+			st.LeftOut, len(r.Bundles), plural(len(r.Bundles), "bundle has", "bundles have"), bytesText(opt.MaxBytes), plural(st.LeftOut, "it is", "they are")))
 	}
 	if len(r.Judges) > 1 {
 		v.Notes = append(v.Notes, "Judge records of several names were read ("+strings.Join(r.Judges, ", ")+"); pick one with --judge NAME.")
@@ -468,7 +468,7 @@ func (r *Report) overview(v *pageView) {
 				m += x
 			}
 			m /= float64(len(a.judged))
-			return textCell{Text: fmt.Sprintf("%.2f", m), Class: scoreClass(m / 5), Title: fmt.Sprintf("%d bundles judged", len(a.judged))}
+			return textCell{Text: fmt.Sprintf("%.2f", m), Class: scoreClass(m / 5), Title: fmt.Sprintf("%d %s judged", len(a.judged), plural(len(a.judged), "bundle", "bundles"))}
 		})
 		v.JudgeNames = strings.Join(r.Judges, ", ")
 	}
@@ -573,7 +573,7 @@ func (r *Report) bundleRow(i int, b *Bundle) bundleRow {
 			}
 			c.Title = fmt.Sprintf("%s: %s characters", n, thousands(int64(s.Chars)))
 			if s.Score != nil {
-				c.Title += fmt.Sprintf(", %d probes lost of %d", s.Lost, b.Probes)
+				c.Title += fmt.Sprintf(", %d %s lost of %d", s.Lost, plural(s.Lost, "probe", "probes"), b.Probes)
 			}
 			if s.Judged != nil {
 				c.Title += fmt.Sprintf(", judged %.2f", *s.Judged)
@@ -668,7 +668,7 @@ func (r *Report) chainView(name string, bs []*Bundle) chainView {
 		cv.Score = lineChart(ret)
 	}
 	first, last := bs[0].Sides[eval.Actual], bs[len(bs)-1].Sides[eval.Actual]
-	cv.Text = fmt.Sprintf("%d briefings", len(bs))
+	cv.Text = fmt.Sprintf("%d %s", len(bs), plural(len(bs), "briefing", "briefings"))
 	if first != nil && last != nil {
 		cv.Text += fmt.Sprintf("; the app's grew from %s to %s characters", thousands(int64(first.Chars)), thousands(int64(last.Chars)))
 	}

@@ -301,7 +301,7 @@ func simHistoryOf(name string, entries []simEntry, appBounds []int, agent []agen
 				firings++
 				title := fmt.Sprintf("%s compacted at step %d: %s → %s tokens", se.Name, st.Step, thousands(int64(st.ContextTokens)), thousands(int64(st.AfterTokens)))
 				if st.Compacted > 0 {
-					title += fmt.Sprintf(", %d messages", st.Compacted)
+					title += fmt.Sprintf(", %d %s", st.Compacted, plural(st.Compacted, "message", "messages"))
 				}
 				if st.Boundary >= 0 {
 					title += fmt.Sprintf(", kept from message %d", originOf(h.Origin, st.Boundary))
