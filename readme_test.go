@@ -166,7 +166,10 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		}
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
-			Model string `json:"model"`
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -174,6 +177,11 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		}
 		calls.Add(1)
 		answer := "## Work so far\n\nThe user asked for the change and it was made in one pass.\n\n## Current working state\n\nThe change is in place. Nothing is pending."
+		if len(req.Messages) == 2 {
+			if j, ok := fakebatch.JudgeAnswer(req.Messages[0].Content, req.Messages[1].Content); ok {
+				answer = j // the judge's calls get a judge's answers
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "model": req.Model,

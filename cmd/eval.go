@@ -206,7 +206,13 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 		return err
 	}
 	prog := newProgress(f.IO)
-	eopt := eval.EvalOptions{Runs: runs}
+	// The baseline named is read even when --run leaves it out: the
+	// candidates are compared with it.
+	load := runs
+	if b := opts.Baseline; len(runs) > 0 && b != "" && b != eval.Actual && !slices.Contains(runs, b) {
+		load = append(slices.Clone(runs), b)
+	}
+	eopt := eval.EvalOptions{Runs: load}
 	if len(dirs) > 1 {
 		eopt.Progress = func(done, total int) { prog.show("eval: %d of %s", done, plural(total, "bundle")) }
 	}
@@ -255,7 +261,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 			}
 		}
 	}
-	rep := eval.NewReport(results, errs, eval.ReportOptions{Baseline: opts.Baseline, Gates: gates})
+	rep := eval.NewReport(results, errs, eval.ReportOptions{Baseline: opts.Baseline, Gates: gates, Candidates: runs})
 	topt := eval.TextOptions{Worst: opts.Worst, Root: commonDir(dirs)}
 	if len(dirs) == 1 {
 		topt.Root = ""

@@ -32,6 +32,9 @@ type judgeServer struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	reqs []wireRequest
+	// unreadable: the judge answers the grade call in prose, with no
+	// grade line compact can read.
+	unreadable bool
 }
 
 var (
@@ -67,6 +70,10 @@ func newJudgeServer(t *testing.T, pack *eval.JudgePack) *judgeServer {
 				fmt.Fprintf(&answer, "Q%s: briefing of %d characters\n", q[1], len(m[1]))
 			}
 		case pack.GradeSystem:
+			if s.unreadable {
+				answer.WriteString("All the answer sets look reasonable to me; set A is the most complete overall.")
+				break
+			}
 			n := len(questionRe.FindAllString(user[:strings.Index(user, "Answer set A:")], -1))
 			answer.WriteString("```json\n")
 			for _, set := range answerSetRe.FindAllStringSubmatch(user, -1) {
@@ -360,5 +367,69 @@ func golden(t *testing.T, path, got string) {
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from what was sent:\n%s", path, got)
+	}
+}
+
+// TestEvalJudgeUnreadableGrades: a judge whose grade answers hold no grade
+// compact can read fails loudly: every bundle's judging is an error named
+// on stderr, no briefing gets a judged score (no 0.00), nothing of the
+// grade calls is cached (a rerun asks again), exit 1.
+func TestEvalJudgeUnreadableGrades(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sample")
+	db := filepath.Join("..", "examples", "stagewise", "instances.sqlite")
+	if code, _, errOut := diffRun(t, nil, "extract", "--db", db, "--out", out); code != 0 {
+		t.Fatalf("extract: exit %d: %s", code, errOut)
+	}
+	bundles := listBundles(t, out)
+	for _, b := range bundles {
+		diffReplay(t, b, "same", diffActual(t, b)+"\n(end of briefing)\n", "2026-07-01T10:00:00Z")
+	}
+	pack := eval.DefaultJudgePack()
+	srv := newJudgeServer(t, pack)
+	srv.unreadable = true
+	cacheDir := t.TempDir()
+	env := map[string]string{"OPENAI_API_KEY": judgeKey, "COMPACT_OPENAI_BASE_URL": srv.srv.URL, "COMPACT_CACHE_DIR": cacheDir}
+	run := func() (string, string) {
+		code, js, errOut := diffRun(t, env, "eval", out, "--judge", "gpt-5.4-nano", "--json")
+		if code != 1 {
+			t.Fatalf("eval --judge with unreadable grades: exit %d, want 1: %s", code, errOut)
+		}
+		return js, errOut
+	}
+	js, errOut := run()
+	if !strings.Contains(errOut, "without a grade it could read") || !strings.Contains(errOut, "not judged") {
+		t.Errorf("stderr does not name the unreadable grades:\n%s", errOut)
+	}
+	var rep judgeReport
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		for _, b := range r.Briefings {
+			if b.Judged != nil {
+				t.Errorf("%s %s: judged %+v from unreadable grades", r.Bundle, b.Name, b.Judged)
+			}
+		}
+		if r.Judge != nil && r.Judge.Error == "" {
+			t.Errorf("%s: no judge error", r.Bundle)
+		}
+	}
+	gradeCalls := func() int {
+		n := 0
+		for _, r := range srv.requests() {
+			if r.Messages[0].Content == pack.GradeSystem {
+				n++
+			}
+		}
+		return n
+	}
+	first := gradeCalls()
+	if first == 0 {
+		t.Fatal("no grade call")
+	}
+	// The rerun asks the judge again: nothing unusable was cached.
+	run()
+	if again := gradeCalls() - first; again != first {
+		t.Errorf("the rerun sent %d grade calls, want %d (an unusable answer came from the cache)", again, first)
 	}
 }

@@ -28,6 +28,9 @@ type BatchRequest struct {
 	// content hash of the endpoint, the model, every parameter and both
 	// prompts. Batch custom ids derive from it.
 	Key string
+	// Check is Input.Check: an answer it refuses is unusable and never
+	// cached.
+	Check func(text string) error `json:"-"`
 }
 
 // BatchRequest is the request an attempt at model would send for in, and
@@ -47,7 +50,7 @@ func (c *Cascade) BatchRequest(model string, in Input) (BatchRequest, error) {
 		// What the provider itself leaves out (Anthropic.Generate).
 		omitted = append(omitted, anthropicNoTemperature)
 	}
-	return BatchRequest{Model: m, Provider: m.Provider, Kind: p.Kind(), Request: req, Omitted: omitted, Key: c.cacheKey(p, req)}, nil
+	return BatchRequest{Model: m, Provider: m.Provider, Kind: p.Kind(), Request: req, Omitted: omitted, Key: c.cacheKey(p, req), Check: in.Check}, nil
 }
 
 // ProviderConfigOf is the configuration of the provider named name, its
@@ -87,7 +90,7 @@ func (c *Cascade) CachedAnswer(br BatchRequest) (Attempt, string, bool) {
 		return Attempt{}, "", false
 	}
 	a, text, ok := c.fromCache(c.batchAttempt(br), br.Model, br.Key, time.Now())
-	if !ok {
+	if !ok || checkAnswer(br.Check, text) != nil {
 		return Attempt{}, "", false
 	}
 	return a, text, true
@@ -119,6 +122,11 @@ func (c *Cascade) AcceptAnswer(br BatchRequest, ans BatchAnswer, priceFactor flo
 	text := TrimJS(ans.Text)
 	size := len(text)
 	text = c.scrub(text)
+	if err := checkAnswer(br.Check, text); err != nil {
+		a.Outcome, a.Error = OutcomeUnusable, c.scrub(err.Error())
+		a.OutputChars, a.LatencyMs = history.Len16(text), ans.LatencyMs
+		return a, ""
+	}
 	if c.Cache != nil && br.Kind != KindBuiltin && history.Len16(text) >= c.Settings.MinOutputChars {
 		c.toCache(br.Key, a, text)
 	}

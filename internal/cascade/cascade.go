@@ -21,6 +21,8 @@ const (
 	OutcomeError    = "error"
 	OutcomeTimeout  = "timeout"
 	OutcomeTooShort = "too-short"
+	// OutcomeUnusable: the caller's Input.Check refused the answer.
+	OutcomeUnusable = "unusable"
 )
 
 // Input is what the cascade sends to every model.
@@ -32,6 +34,11 @@ type Input struct {
 	// writes to it instead of compression.target_chars. Nothing is sent
 	// for it: a real model reads the size from the prompt.
 	TargetChars int
+	// Check, when set, is the caller's test of an answer (the judge: are
+	// there grades in it?). An answer it refuses fails the attempt
+	// (OutcomeUnusable, its error the attempt's) and is never cached; a
+	// cached answer it refuses is a miss.
+	Check func(text string) error `json:"-"`
 }
 
 // Try is one HTTP request (or builtin call) within an attempt.
@@ -466,16 +473,23 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 	var key string
 	if c.Cache != nil && p.Kind() != KindBuiltin {
 		key = c.cacheKey(p, req)
-		if a, text, ok := c.fromCache(a, m, key, start); ok {
-			return a, text
+		if ca, text, ok := c.fromCache(a, m, key, start); ok && checkAnswer(in.Check, text) == nil {
+			return ca, text
 		}
 	}
 	// accept applies the answer's checks (trim, redaction, cut, minimum
-	// size) and records an accepted answer in the cache.
+	// size, the caller's Check) and records an accepted answer in the
+	// cache.
 	accept := func(raw string) (Attempt, string) {
 		text := TrimJS(raw)
 		size := len(text)
 		text = c.scrub(text)
+		if err := checkAnswer(in.Check, text); err != nil {
+			a.Outcome, a.Error = OutcomeUnusable, c.scrub(err.Error())
+			a.OutputChars = history.Len16(text)
+			a.LatencyMs = time.Since(start).Milliseconds()
+			return a, ""
+		}
 		if key != "" && history.Len16(text) >= c.Settings.MinOutputChars {
 			c.toCache(key, a, text)
 		}
@@ -586,6 +600,14 @@ func (c *Cascade) finish(a Attempt, text string, size int, start time.Time) (Att
 	}
 	a.Outcome = OutcomeOK
 	return a, text
+}
+
+// checkAnswer is check(text), nil without a check.
+func checkAnswer(check func(string) error, text string) error {
+	if check == nil {
+		return nil
+	}
+	return check(text)
 }
 
 // backoff is the pause after the n-th try: a random time in [d/2, d],

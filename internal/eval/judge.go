@@ -584,9 +584,30 @@ func (t *JudgeTask) Order() []string { return shuffleOrder(t.Names, t.Questions)
 
 // GradeInput is the judge's request for the answers (ParseAnswers of
 // each briefing's answer, by name), the sets in Order.
+//
+// Its Check refuses a grade answer that leaves any answer ungraded: such
+// an answer fails the call (the bundle's judging is an error, its scores
+// n/a, never 0) and is never cached.
 func (t *JudgeTask) GradeInput(answers map[string][]string) cascade.Input {
 	t.rec.Order = t.Order()
-	return t.pack.GradePrompt(t.Questions, t.sets(answers))
+	sets := t.sets(answers)
+	in := t.pack.GradePrompt(t.Questions, sets)
+	in.Check = func(text string) error {
+		grades := ParseGrades(text, len(sets), len(t.Questions))
+		missing := 0
+		for _, set := range grades {
+			for _, g := range set {
+				if g == nil {
+					missing++
+				}
+			}
+		}
+		if missing > 0 {
+			return fmt.Errorf("the judge's answer leaves %d of %s without a grade it could read (one JSON line per answer with the six grades); not used, not cached", missing, plural(len(sets)*len(t.Questions), "answer"))
+		}
+		return nil
+	}
+	return in
 }
 
 func (t *JudgeTask) sets(answers map[string][]string) [][]string {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,6 +152,18 @@ func (g Gate) holds(x float64) bool {
 	}
 }
 
+// candidate reports whether the gates check side (see
+// ReportOptions.Candidates).
+func candidate(side, baseline string, candidates []string, sides int) bool {
+	if candidates != nil {
+		return slices.Contains(candidates, side) && side != baseline
+	}
+	if sides == 1 {
+		return true
+	}
+	return side != baseline && side != Actual
+}
+
 // GateFailure is a gate that held for a side.
 type GateFailure struct {
 	Gate  string  `json:"gate"`
@@ -179,6 +192,11 @@ type ReportOptions struct {
 	// empty; when no bundle has it, the first side by name).
 	Baseline string
 	Gates    []Gate
+	// Candidates are the sides the gates check (the runs a user asked
+	// for with --run); nil: every side but the baseline and the app's own
+	// briefing (Actual), which is never a candidate unless named; a
+	// report of one side checks that side.
+	Candidates []string
 	// Resamples of the bootstrap (2000 when 0) and its seed.
 	Resamples int
 	Seed      uint64
@@ -266,7 +284,7 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 	for _, g := range opt.Gates {
 		r.FailOn = append(r.FailOn, g.String())
 		for _, s := range r.Sides {
-			if s.Name == r.Baseline && len(r.Sides) > 1 {
+			if !candidate(s.Name, r.Baseline, opt.Candidates, len(r.Sides)) {
 				continue
 			}
 			var x float64

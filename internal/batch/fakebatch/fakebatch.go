@@ -249,6 +249,9 @@ func DefaultAnswer(kind, model, system, user string) Reply {
 		return Reply{Text: "Too short.", In: in, Out: 3}
 	}
 	text := fmt.Sprintf("## Briefing\n\nA briefing of request %s written by %s in a batch; the history was read and every path kept.\n\n## Current working state\n\nNothing is pending.", h, model)
+	if j, ok := JudgeAnswer(system, user); ok {
+		text = j // the judge's calls get a judge's answers
+	}
 	r := Reply{Text: text, In: in, Out: len(text)/4 + 1, Cached: in / 4}
 	if strings.Contains(user, "[[compaction]]") {
 		r.Compaction, r.CompactionIn, r.CompactionOut = true, 5000, 700
