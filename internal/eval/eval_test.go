@@ -307,3 +307,27 @@ func TestBootstrapIsDeterministic(t *testing.T) {
 		t.Errorf("one bundle: [%v, %v]", lo, hi)
 	}
 }
+
+// TestGateCandidates: gates check the candidates named, else every side but
+// the baseline and the app's own briefing; one side alone is checked.
+func TestGateCandidates(t *testing.T) {
+	for _, c := range []struct {
+		side, baseline string
+		candidates     []string
+		sides          int
+		want           bool
+	}{
+		{"terse", "default", []string{"terse"}, 3, true},
+		{Actual, "default", []string{"terse"}, 3, false},
+		{"default", "default", []string{"terse"}, 3, false},
+		{"default", "default", []string{"default"}, 3, false},
+		{Actual, "builtin", nil, 3, false},
+		{"other", "builtin", nil, 3, true},
+		{"builtin", Actual, nil, 2, true},
+		{Actual, Actual, nil, 1, true},
+	} {
+		if got := candidate(c.side, c.baseline, c.candidates, c.sides); got != c.want {
+			t.Errorf("candidate(%q, baseline %q, %v, %d sides) = %v, want %v", c.side, c.baseline, c.candidates, c.sides, got, c.want)
+		}
+	}
+}
