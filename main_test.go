@@ -181,8 +181,8 @@ func TestVectorsThroughTheBinary(t *testing.T) {
 				args = append(args, "--threshold="+th)
 			}
 			out, errOut, code := runBinary(t, "", args...)
-			if code != 0 || out != string(v["expected"]) {
-				t.Errorf("exit %d stderr %q: got %q want %s", code, errOut, out, v["expected"])
+			if code != 0 || out != string(v["expected"])+"\n" {
+				t.Errorf("exit %d stderr %q: got %q want %s and a newline", code, errOut, out, v["expected"])
 			}
 		})
 	})
