@@ -46,6 +46,7 @@ type simulateOptions struct {
 	Tokenizer       string
 	ContextWindow   int
 	SystemOverhead  int
+	PriceModel      string
 	AgainstRecorded bool
 	Jobs            int
 	GOOS            string
@@ -83,7 +84,14 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"each summary's text and lost probes. When no trigger fires, a hint on\n" +
 			"stderr says how much of the window the chats use and which --context-window\n" +
 			"makes them compact.\n\n" +
-			wrapList("Strategies: ", strategy.Names()) + "\n\n" +
+			"Cost: a third table prices each strategy's run at a model's prices (each\n" +
+			"history's model from the model table, or --price-model) with the provider's\n" +
+			"prompt cache: the context read from the cache or written to it, the view\n" +
+			"written again after each compaction (cache $), the summarizer's calls\n" +
+			"(summaries $, at --summarizer model:ID's prices if given), the total, and\n" +
+			"the total with no compaction. On an agent's session the system overhead is\n" +
+			"by default what the agent sent at its first step beyond the history.\n\n" +
+			strategyHelp() + "\n\n" +
 			wrapList("Knobs of --sweep: ", simulate.KnobNames()),
 		// On the shipped sample the chats use under a tenth of their
 		// models' windows: the examples give a window that makes them
@@ -112,19 +120,29 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.JSONL, "jsonl", "", "read the history in `FILE` instead of a database (- for stdin), as a FILE argument is read")
 	fl.StringVar(&opts.Format, "format", "auto", "read the history files as `FORMAT`: "+strings.Join(simulate.Formats, ", ")+" (auto: told by their content)")
 	fl.StringVar(&opts.Leaf, "leaf", "", "with a generic JSONL history: simulate the branch ending at the message with this `ID`")
-	fl.StringVar(&opts.Strategy, "strategy", strategy.NameStagewise, "simulate the strategy `NAME`: "+strings.Join(strategy.Names(), ", "))
+	fl.StringVar(&opts.Strategy, "strategy", strategy.NameStagewise, "simulate the strategy `NAME` (Strategies, above)")
 	fl.StringVar(&opts.Compare, "compare", "", "compare the strategies `NAME,NAME,...` over all chosen chats")
 	fl.StringVar(&opts.Sweep, "sweep", "", "the comparison table per value of a knob: `KNOB=FROM:TO:STEP` or KNOB=VALUE (knobs: see above)")
 	fl.StringVar(&opts.Summarizer, "summarizer", "builtin", "summaries by `WHOM`: builtin (offline), recorded (the stored briefings), model:ID or cascade")
 	fl.StringVar(&opts.Tokenizer, "tokenizer", "", "count tokens with the `TOKENIZER` "+strings.Join(strategy.Tokenizers, " or ")+" instead of each strategy's estimator")
 	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the context window in `TOKENS` (default: the chat's model from context_windows, else the strategy's default)")
-	fl.IntVar(&opts.SystemOverhead, "system-overhead", 0, "`TOKENS` of system prompt and tools added to every step (default: the strategy's)")
+	fl.IntVar(&opts.SystemOverhead, "system-overhead", 0, "`TOKENS` of system prompt and tools added to every step (default: an agent's first step beyond its history, else 0)")
+	fl.StringVar(&opts.PriceModel, "price-model", "", "price the runs at the prices of `MODEL` of the model table (default: each history's model, else "+simulate.DefaultPriceModel+")")
 	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated boundaries beside the ones the app stored, or an agent's session recorded")
 	addJobsFlag(c, &opts.Jobs, 0, "simulations run in parallel (default: CPUs)")
 
 	completeValues(c, "strategy", strategy.Names()...)
 	completeValues(c, "tokenizer", strategy.Tokenizers...)
 	completeValues(c, "format", simulate.Formats...)
+	_ = c.RegisterFlagCompletionFunc("price-model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var ids []string
+		if st, err := completionConfig(f); err == nil {
+			if ms, err := cascade.LoadModels(st); err == nil {
+				ids = ms.IDs()
+			}
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	})
 	_ = c.RegisterFlagCompletionFunc("compare", completeStrategyList)
 	_ = c.RegisterFlagCompletionFunc("summarizer", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return summarizerValues(f), cobra.ShellCompDirectiveNoFileComp
@@ -140,6 +158,44 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	})
 	return c
+}
+
+// strategyHelp lists the strategies for --help, each with what it does
+// and where its defaults come from.
+func strategyHelp() string {
+	var b strings.Builder
+	b.WriteString("Strategies:")
+	for _, name := range strategy.Names() {
+		line := "  " + name + ":"
+		for _, word := range strings.Fields(strategy.About[name]) {
+			if len(line)+1+len(word) > 78 {
+				b.WriteString("\n" + line)
+				line = "     "
+			}
+			line += " " + word
+		}
+		b.WriteString("\n" + line)
+	}
+	return b.String()
+}
+
+// simPricing fills the prices of the cost table: the model table, and
+// the models --price-model and --summarizer model:ID name.
+func simPricing(f *Factory, opts *simulateOptions, p *simulate.Pricing) error {
+	ms, err := cascade.LoadModels(f.Config)
+	if err != nil {
+		return usageErr("config: %v", err)
+	}
+	p.Models, p.Model = ms, opts.PriceModel
+	if p.Model != "" {
+		if _, ok := ms.Lookup(p.Model); !ok {
+			return usageErr("--price-model: unknown model %q (known: %s)", p.Model, strings.Join(ms.IDs(), ", "))
+		}
+	}
+	if id, ok := strings.CutPrefix(opts.Summarizer, "model:"); ok && id != "builtin" {
+		p.Summarizer = id
+	}
+	return nil
 }
 
 // wrapList is head followed by items, comma-separated, wrapped at 78
@@ -258,10 +314,14 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 
 	so := simulate.Options{
-		Strategies:      []string{opts.Strategy},
-		Compare:         opts.Compare != "" && !opts.AgainstRecorded,
-		AgainstRecorded: opts.AgainstRecorded,
-		Jobs:            opts.Jobs,
+		Strategies:       []string{opts.Strategy},
+		Compare:          opts.Compare != "" && !opts.AgainstRecorded,
+		AgainstRecorded:  opts.AgainstRecorded,
+		Jobs:             opts.Jobs,
+		RecordedOverhead: !changed("system-overhead"),
+	}
+	if err := simPricing(f, opts, &so.Pricing); err != nil {
+		return err
 	}
 	if opts.Compare != "" {
 		names, err := simulate.ParseStrategies(opts.Compare)
@@ -310,8 +370,12 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	var inputs []*simulate.Input
 	var warnings []string
 	if jsonl {
+		// A read of stdin ends on Ctrl-C or SIGTERM even while nothing
+		// comes (a terminal, a pipe whose writer waits): the signals are
+		// caught from here on, so nothing else would end it.
+		stdin := interruptible(ctx, f.IO.In)
 		for _, p := range files {
-			in, ws, rerr := simulate.ReadFile(p, opts.Format, f.IO.In, opts.Leaf, f.Config.ContextWindows())
+			in, ws, rerr := simulate.ReadFile(p, opts.Format, stdin, opts.Leaf, f.Config.ContextWindows())
 			warnings = append(warnings, ws...)
 			if rerr != nil {
 				err = rerr
@@ -329,6 +393,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	for _, w := range warnings {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: warning: %s\n", w)
 	}
+	if err != nil && ctx.Err() != nil {
+		return interrupted("interrupted")
+	}
 	if err != nil {
 		return simErr(err)
 	}
@@ -344,7 +411,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if f.JSON {
 		err = rep.WriteJSON(f.IO.Out)
 	} else {
-		err = rep.WriteText(f.IO.Out)
+		err = rep.WriteText(f.IO.TextOut())
 	}
 	if hint := rep.Hint(); hint != "" && err == nil && !f.IO.Quiet {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: hint: %s\n", hint)
@@ -405,9 +472,9 @@ func simBaseConfig(f *Factory, opts *simulateOptions) (strategy.Config, error) {
 	if _, err := serialize.LookupProfile(cfg.Profile); err != nil {
 		return cfg, usageErr("config: profile: %v", err)
 	}
-	pack, err := prompt.Resolve(st.String("pack"))
+	pack, err := resolvePack("config: pack", st.String("pack"))
 	if err != nil {
-		return cfg, usageErr("config: pack: %v", err)
+		return cfg, err
 	}
 	cfg.Pack = pack
 	cfg.Locale = st.String("locale")

@@ -21,9 +21,9 @@ func TestSimulateAgainstRecordedAgentSessions(t *testing.T) {
 		claude + " (claude-code session 7c1e2f40-0000-4000-8000-00000000c0de)",
 		codex + " (codex session)",
 		"the agent compacted 2 times:",
-		"strategy         compactions  at steps",
+		"strategy              compactions  at steps",
 		"  - (unauditable)",
-		"2 sessions, 4 compactions recorded; compacting within 2 steps of one: onyx ",
+		"2 sessions, 4 compactions recorded; compacting within 2 steps of one: codex-user-retention ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)

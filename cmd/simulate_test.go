@@ -392,7 +392,8 @@ func TestSimulateUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	if code, _, errOut := simRun(t, "", "simulate", "--db", filepath.Join(t.TempDir(), "none.sqlite")); code != 1 || !strings.Contains(errOut, "database not found") {
+	// A path that is not there is exit 2, as for every command (issue 29).
+	if code, _, errOut := simRun(t, "", "simulate", "--db", filepath.Join(t.TempDir(), "none.sqlite")); code != 2 || !strings.Contains(errOut, "database not found") {
 		t.Errorf("missing database: exit %d: %s", code, errOut)
 	}
 }
@@ -574,8 +575,11 @@ func TestSimulateHintWhenNothingCompacts(t *testing.T) {
 			"compact simulate: hint: no compaction fired: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 14000\n"},
 		{[]string{"--db", db, "--compare", "stagewise,onyx,summary-buffer"},
 			"compact simulate: hint: no compaction fired for any strategy: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 4700\n"},
+		// Observation masking fires at every step (its hybrid too) and
+		// selective prune when a result is old enough; the rest need a
+		// smaller window.
 		{[]string{"--db", db, "--compare", all},
-			"compact simulate: hint: no compaction fired for onyx, sliding-window, stagewise, summary-buffer: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 4700\n"},
+			"compact simulate: hint: no compaction fired for codex-user-retention, onyx, prune-summarize, sliding-window, stagewise, summary-buffer, tool-clearing: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 4700\n"},
 		{[]string{"--db", db, "--sweep", "threshold=0.5:0.7:0.1"},
 			"compact simulate: hint: no compaction fired: the largest context is 9% of its window (18,113 of 200,000 tokens); try --context-window 14000\n"},
 	}
@@ -631,8 +635,12 @@ func TestSimulateFlags(t *testing.T) {
 		{[]string{"--strategy", ""}, strings.Join(strategy.Names(), " ")},
 		{[]string{"--channel", ""}, "release prerelease nightly dev"},
 		{[]string{"--tokenizer", ""}, strings.Join(strategy.Tokenizers, " ")},
-		{[]string{"--compare", "stagewise,o"}, "stagewise,onyx"},
-		{[]string{"--compare", "onyx,sliding-window,"}, "onyx,sliding-window,selective-prune onyx,sliding-window,stagewise onyx,sliding-window,summary-buffer"},
+		{[]string{"--compare", "stagewise,o"}, "stagewise,observation-masking stagewise,onyx"},
+		{[]string{"--compare", "onyx,sliding-window,tool-clearing,codex-user-retention,mask-then-summarize,observation-masking,"},
+			"onyx,sliding-window,tool-clearing,codex-user-retention,mask-then-summarize,observation-masking,prune-summarize " +
+				"onyx,sliding-window,tool-clearing,codex-user-retention,mask-then-summarize,observation-masking,selective-prune " +
+				"onyx,sliding-window,tool-clearing,codex-user-retention,mask-then-summarize,observation-masking,stagewise " +
+				"onyx,sliding-window,tool-clearing,codex-user-retention,mask-then-summarize,observation-masking,summary-buffer"},
 		{[]string{"--sweep", "thr"}, "threshold="},
 	}
 	for _, tc := range tests {
@@ -715,6 +723,7 @@ func TestSimulateProbeScoresOnSampleDatabase(t *testing.T) {
 	if !ok {
 		t.Fatalf("no probe table:\n%s", out)
 	}
+	table, _, _ = strings.Cut(table, "\n\n") // the cost table follows
 	for _, l := range strings.Split(table, "\n") {
 		if len([]rune(l)) > 120 {
 			t.Errorf("a line of %d columns: %s", len([]rune(l)), l)

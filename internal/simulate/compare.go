@@ -35,6 +35,8 @@ type Row struct {
 	// the order of the histories and their steps.
 	Probes    *ProbeTotals   `json:"probes"`
 	Summaries []SummaryScore `json:"summaries"`
+	// Cost adds up what every simulation cost (see Cost).
+	Cost *Cost `json:"cost"`
 }
 
 // add adds one simulation's figures to the row.
@@ -61,6 +63,12 @@ func (row *Row) add(res result) {
 		row.Probes.add(&res.probes[i])
 	}
 	row.Summaries = append(row.Summaries, res.probes...)
+	if res.cost != nil {
+		if row.Cost == nil {
+			row.Cost = &Cost{}
+		}
+		row.Cost.add(res.cost)
+	}
 	if res.ret != nil {
 		if row.MustKeep == nil {
 			row.MustKeep = &convo.Retention{ByKind: map[diff.Kind]*convo.KindCount{}, Lost: []diff.Item{}}
@@ -196,4 +204,64 @@ func pct(a, b int) string {
 		return "(-)"
 	}
 	return fmt.Sprintf("(%d%%)", int(math.Round(100*float64(a)/float64(b))))
+}
+
+// writeCostRows writes the table of what each row cost: its compactions
+// and summarizer calls, the tokens sent and saved (against sending every
+// message at every step), the tokens the cache wrote again after the
+// compactions, the summarizer's tokens, and in dollars the cache rewrites,
+// the summaries and the total, beside the total with no compaction and
+// the probes the compactions kept.
+func writeCostRows(w io.Writer, rows []Row, knob string) {
+	var prices, sumPrices *Prices
+	mixed := false
+	for _, row := range rows {
+		if c := row.Cost; c != nil {
+			if prices == nil {
+				prices, sumPrices = &c.Prices, &c.SummarizerPrices
+			} else if prices.Model != c.Prices.Model || sumPrices.Model != c.SummarizerPrices.Model {
+				mixed = true
+			}
+		}
+	}
+	if prices == nil {
+		return
+	}
+	head := "\ncost at the prices of " + pricesText(*prices)
+	if mixed {
+		head = "\ncost at the prices of each history's model"
+	} else if sumPrices.Model != prices.Model {
+		head += "; summaries at those of " + pricesText(*sumPrices)
+	}
+	fmt.Fprintln(w, head+":")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	nameW := len("strategy")
+	for _, row := range rows {
+		nameW = max(nameW, len(row.Strategy))
+	}
+	h := fmt.Sprintf("%-*s", nameW, "strategy") + "\tcompactions\tsummarizer calls\ttokens sent\tsaved\tcache rewrites\tsummarizer in\tsummarizer out\tcache $\tsummaries $\ttotal $\tno compaction $\tprobes kept\t"
+	if knob != "" {
+		h = knob + "\t" + h
+	}
+	fmt.Fprintln(tw, h)
+	for _, row := range rows {
+		c := row.Cost
+		if c == nil {
+			continue
+		}
+		if knob != "" {
+			fmt.Fprintf(tw, "%s\t", fmtKnob(*row.Value))
+		}
+		kept := "-"
+		if p := row.Probes; p != nil {
+			kept = pct(p.Overall.Kept, p.Overall.Total)
+			kept = kept[1 : len(kept)-1]
+		}
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", nameW, row.Strategy,
+			row.Compactions, c.SummarizerCalls, fmtInt(row.TokensSent), fmtInt(c.RawTokens-row.TokensSent),
+			fmtInt(c.RewrittenTokens), fmtInt(c.SummarizerIn), fmtInt(c.SummarizerOut),
+			fmtUSD(c.CacheUSD), fmtUSD(c.SummaryUSD), fmtUSD(c.TotalUSD), fmtUSD(c.RawUSD), kept)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "total $: the context (cache reads and writes) and the summaries; cache $: the context written again after compactions; saved and no compaction $: against sending every message at every step")
 }

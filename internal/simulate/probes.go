@@ -31,7 +31,12 @@ import (
 //   - a selective prune: the probes of the tool calls whose results were
 //     stubbed, with their full results, against what the view still
 //     holds of them: the same calls with the stubs as results, then the
-//     stubs themselves (their JSON: the call, a summary, an extract).
+//     stubs themselves (their JSON: the call, a summary, an extract);
+//     likewise the results the other strategies of strategy.Rewrites
+//     replace by a placeholder (observation masking, tool-result
+//     clearing, OpenCode's prune): the calls stay, the output is gone;
+//   - Codex's retention: the probes of the messages it summarized against
+//     the user messages it kept, then the summary.
 //
 // Scores add up over every compaction of every history (a micro-average).
 
@@ -112,8 +117,9 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 	}
 	origin := j.in.Origin(j.name)
 	var out []SummaryScore
-	var call []int // per score: the summarizer call, -1 none
-	k := 0         // summarizer calls met
+	var call []int     // per score: the summarizer call, -1 none
+	var brief []string // per score: what stands for the messages, when more than the summary
+	k := 0             // summarizer calls met
 	for i := range tl.Steps {
 		s := &tl.Steps[i]
 		if s.SummarizerCalled {
@@ -130,7 +136,7 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		switch {
 		case s.SummarizerCalled && s.Summary != "":
 			sc.Replaced, c = ReplacedSummarized, k-1
-		case s.Replaced != nil && j.name == strategy.NameSelectivePrune:
+		case s.Replaced != nil && strategy.Rewrites[j.name] != nil:
 			sc.Replaced = ReplacedPruned
 		case s.Replaced != nil:
 			sc.Replaced = ReplacedDropped
@@ -139,6 +145,7 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		}
 		out = append(out, sc)
 		call = append(call, c)
+		brief = append(brief, s.Briefing)
 	}
 	if k != len(rec.calls) {
 		// Calls and steps do not pair up: only the compactions made
@@ -146,14 +153,15 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		n := 0
 		for i := range out {
 			if call[i] < 0 {
-				out[n], call[n] = out[i], call[i]
+				out[n], call[n], brief[n] = out[i], call[i], brief[i]
 				n++
 			}
 		}
-		out, call = out[:n], call[:n]
+		out, call, brief = out[:n], call[:n], brief[:n]
 	}
-	var calls map[string]*strategy.ToolCall // selective-prune: every call by id
-	if j.name == strategy.NameSelectivePrune && len(out) > 0 {
+	rewrite := strategy.Rewrites[j.name]
+	var calls map[string]*strategy.ToolCall // the strategies that rewrite: every call by id
+	if rewrite != nil && len(out) > 0 {
 		calls = map[string]*strategy.ToolCall{}
 		for m := range branch {
 			for c := range branch[m].ToolCalls {
@@ -175,13 +183,16 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		var miner eval.Miner
 		for i := lo; i < hi; i++ {
 			sc := &out[i]
-			var hist, brief string
+			var hist, text string
 			switch sc.Replaced {
 			case ReplacedSummarized:
 				hist = probeHistory(rec.messages(call[i]), rec.prev[call[i]], profile, cwd, outcomes)
-				brief = sc.Summary
+				text = sc.Summary
+				if brief[i] != "" {
+					text = brief[i]
+				}
 			case ReplacedPruned:
-				hist, brief = pruned(branch, steps[sc.Step].Replaced, calls, j.cfg, profile, cwd, outcomes)
+				hist, text = pruned(branch, steps[sc.Step].Replaced, calls, rewrite, j.cfg, profile, cwd, outcomes)
 			case ReplacedDropped:
 				rep := steps[sc.Step].Replaced
 				msgs := make([]strategy.Message, 0, len(rep))
@@ -191,7 +202,7 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 				hist = probeHistory(msgs, "", profile, cwd, outcomes)
 			}
 			probes := miner.Mine(hist, eval.Options{})
-			bs := eval.ScoreBriefing("", brief, probes)
+			bs := eval.ScoreBriefing("", text, probes)
 			sc.Kinds, sc.Overall = bs.Kinds, bs.Overall
 			for _, kd := range eval.Kinds {
 				if _, ok := sc.Kinds[kd]; !ok {
@@ -233,11 +244,12 @@ func detached(p *eval.Probe) eval.Probe {
 	return eval.Probe{ID: p.ID, Kind: p.Kind, Question: strings.Clone(p.Question), Expected: exp, Source: p.Source, Match: p.Match}
 }
 
-// pruned is the compact history of the tool calls whose results
-// selective-prune stubbed (the messages replaced that are tool results
-// with a known call), and the text the view still holds of them: the same
-// calls with the stubs as results, then each stub.
-func pruned(branch []strategy.Message, replaced []int, calls map[string]*strategy.ToolCall, cfg strategy.Config, profile *serialize.Profile, cwd string, outcomes map[string]string) (hist, brief string) {
+// pruned is the compact history of the tool calls whose results a
+// strategy rewrote (the messages replaced that are tool results with a
+// known call), and the text the view still holds of them: the same calls
+// with what rewrite put in place of their results, then each of those
+// (selective-prune's stubs; the others' placeholders).
+func pruned(branch []strategy.Message, replaced []int, calls map[string]*strategy.ToolCall, rewrite func(*strategy.Message, *strategy.ToolCall, strategy.Config) string, cfg strategy.Config, profile *serialize.Profile, cwd string, outcomes map[string]string) (hist, brief string) {
 	var full, stubbed []strategy.Message
 	var stubs []string
 	for _, k := range replaced {
@@ -246,7 +258,7 @@ func pruned(branch []strategy.Message, replaced []int, calls map[string]*strateg
 		if m.Role != strategy.RoleTool || call == nil {
 			continue
 		}
-		stub := strategy.PrunedContent(&m, call, cfg)
+		stub := rewrite(&m, call, cfg)
 		asst := strategy.Message{ID: m.ID + "#call", Role: strategy.RoleAssistant, ToolCalls: []strategy.ToolCall{*call}}
 		res := strategy.Message{ID: m.ID, Role: strategy.RoleTool, ToolCallID: call.ID, Content: m.Content}
 		full = append(full, asst, res)
@@ -258,7 +270,7 @@ func pruned(branch []strategy.Message, replaced []int, calls map[string]*strateg
 		return "", ""
 	}
 	var b strings.Builder
-	for _, t := range diff.ParseHistory(probeHistory(stubbed, "", profile, "", nil)).Turns {
+	for _, t := range diff.ParseHistory(probeHistory(stubbed, "", profile, cwd, outcomes)).Turns {
 		b.WriteString(t.Text)
 		b.WriteByte('\n')
 	}

@@ -80,8 +80,11 @@ type AgentRecorded struct {
 	// tools the agent sends with every step.
 	FirstStepLive    int64   `json:"firstStepLive,omitempty"`
 	FirstStepContext float64 `json:"firstStepContext,omitempty"`
-	// SystemOverhead is the overhead the simulation added to every step.
-	SystemOverhead int `json:"systemOverhead"`
+	// SystemOverhead is the overhead the simulation added to every step
+	// (the first strategy's); OverheadFromLive says it is what the agent
+	// sent at its first step beyond the history (the default).
+	SystemOverhead   int  `json:"systemOverhead"`
+	OverheadFromLive bool `json:"overheadFromLive,omitempty"`
 }
 
 // nearTolerance is how many steps from a recorded compaction a simulated
@@ -142,6 +145,7 @@ func compareAgent(in *Input, runs []run) AgentRecorded {
 			for _, s := range x.tl.Steps {
 				if s.Index >= 0 && s.Index < len(h.Usage) && h.Usage[s.Index] > 0 {
 					c.FirstStepLive, c.FirstStepContext, c.SystemOverhead = h.Usage[s.Index], s.ContextTokens, x.cfg.SystemOverhead
+					c.OverheadFromLive = x.overheadLive > 0
 					break
 				}
 			}
@@ -259,7 +263,10 @@ func writeAgentRecorded(w io.Writer, in *Input, c AgentRecorded) {
 		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
-	if d := float64(c.FirstStepLive) - c.FirstStepContext; c.FirstStepLive > 0 && d > 0 {
+	if c.OverheadFromLive {
+		fmt.Fprintf(w, "system overhead %s tokens: what the agent sent at its first step (live usage %s) beyond the history, so the first step simulates %s (--system-overhead overrides it)\n",
+			fmtInt(float64(c.SystemOverhead)), fmtInt(float64(c.FirstStepLive)), fmtInt(c.FirstStepContext))
+	} else if d := float64(c.FirstStepLive) - c.FirstStepContext; c.FirstStepLive > 0 && d > 0 {
 		fmt.Fprintf(w, "first step: live usage %s tokens, simulated context %s: the agent sends about %s more (system prompt and tools); try --system-overhead %d\n",
 			fmtInt(float64(c.FirstStepLive)), fmtInt(c.FirstStepContext), fmtInt(d), c.SystemOverhead+int(d))
 	}

@@ -30,6 +30,12 @@ type job struct {
 	in   *Input
 	name string
 	cfg  strategy.Config
+	// overheadLive is, when cfg.SystemOverhead comes from the agent's
+	// first step (Options.RecordedOverhead), the live usage there; 0
+	// otherwise.
+	overheadLive int64
+	// The prices of the context and of the summaries.
+	ctxPrices, sumPrices Prices
 }
 
 type result struct {
@@ -37,6 +43,7 @@ type result struct {
 	ret *convo.Retention // nil without a summary
 	// probes are the offline probe scores of the compactions kept.
 	probes []SummaryScore
+	cost   *Cost
 	err    error
 }
 
@@ -91,7 +98,7 @@ func (r *runner) one(ctx context.Context, j job) result {
 	if err != nil {
 		return result{err: err}
 	}
-	out := result{tl: tl}
+	out := result{tl: tl, cost: costOf(tl, rec.tokens, j.ctxPrices, j.sumPrices)}
 	if tl.FinalSummary != "" && len(rec.calls) > 0 {
 		ret := convo.MeasureRetention(rec.kept(tl), tl.FinalSummary, r.profile)
 		out.ret = &ret
@@ -117,11 +124,17 @@ type recorder struct {
 	// prev is each call's previous summary (the strategy's own string,
 	// not a copy).
 	prev []string
+	// tokens are each answered call's request and summary, for the cost.
+	tokens []callTokens
 }
 
 func (r *recorder) Summarize(ctx context.Context, req strategy.SummaryRequest) (string, error) {
 	r.record(req.Compacted, req.Previous)
-	return r.inner.Summarize(ctx, req)
+	text, err := r.inner.Summarize(ctx, req)
+	if err == nil {
+		r.tokens = append(r.tokens, callTokens{in: textTokens(req.System) + textTokens(req.User), out: textTokens(text)})
+	}
+	return text, err
 }
 
 // messages are the messages call k compacted.

@@ -21,11 +21,14 @@
 //
 // The strategies, their guardrails and the step driver live in
 // internal/strategy; the readers in internal/convo. This package adds the
-// parallel runner, the per-run configuration, the must-keep retention of
-// the final summary, the offline probe scores of every compaction (probes
-// mined from what it replaced and answered by its summary, as `compact
-// eval` scores a briefing; see probes.go), the comparison with the
-// recorded boundaries and the text rendering. It reads no configuration file: the caller resolves
+// parallel runner, the per-run configuration (on an agent's session, the
+// system overhead the agent sent at its first step), the must-keep
+// retention of the final summary, the offline probe scores of every
+// compaction (probes mined from what it replaced and answered by its
+// summary, as `compact eval` scores a briefing; see probes.go), the cost
+// of every run (the context with the provider's prompt cache, the cache
+// a compaction invalidates, the summaries; see cost.go), the comparison
+// with the recorded boundaries and the text rendering. It reads no configuration file: the caller resolves
 // flags and configuration into Options.
 package simulate
 
@@ -35,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/compactlab/compact/internal/boundary"
@@ -116,6 +120,17 @@ type Options struct {
 	SummarizerName string
 	// Jobs is how many simulations run at once (0: GOMAXPROCS).
 	Jobs int
+	// RecordedOverhead: a history that records the agent's live usage (an
+	// agent's session) is simulated, when Base.SystemOverhead is 0 (no
+	// --system-overhead), with the overhead the agent sent at its first
+	// step: its live usage there less what the strategy counts of the
+	// history up to it, so that the first simulated step sends what the
+	// agent sent (the system prompt and tools are what the history files
+	// leave out).
+	RecordedOverhead bool
+	// Pricing prices the runs: the context with the provider's prompt
+	// cache, and the summaries (the cost table).
+	Pricing Pricing
 	// Simulate runs one simulation (nil: strategy.Simulate; tests
 	// replace it).
 	Simulate func(ctx context.Context, history []strategy.Message, name string, cfg strategy.Config, sum strategy.Summarizer) (*strategy.Timeline, error)
@@ -276,10 +291,48 @@ func configFor(opts Options, in *Input, name string, set func(*strategy.Config))
 
 func jobsFor(inputs []*Input, opts Options, name string, set func(*strategy.Config)) []job {
 	jobs := make([]job, len(inputs))
+	sweptOverhead := opts.Sweep != nil && opts.Sweep.Knob.Name == "system_overhead"
 	for i, in := range inputs {
-		jobs[i] = job{in: in, name: name, cfg: configFor(opts, in, name, set)}
+		j := job{in: in, name: name, cfg: configFor(opts, in, name, set)}
+		if opts.RecordedOverhead && j.cfg.SystemOverhead == 0 && !sweptOverhead {
+			if o, live, ok := recordedOverhead(in, name, j.cfg); ok {
+				j.cfg.SystemOverhead, j.overheadLive = o, live
+			}
+		}
+		j.ctxPrices, j.sumPrices = opts.Pricing.resolve(in.History.Model)
+		jobs[i] = j
 	}
 	return jobs
+}
+
+// recordedOverhead is the system overhead of strategy name on in when
+// the history records the agent's live usage: the live usage of the
+// first step that records one, less the strategy's context at that step
+// without overhead (at least 0). ok is false when the history records
+// none.
+func recordedOverhead(in *Input, name string, cfg strategy.Config) (overhead int, live int64, ok bool) {
+	h := in.History
+	msgs := in.Messages(name)
+	if !h.HasUsage || len(msgs) != len(h.Usage) {
+		return 0, 0, false
+	}
+	first := -1
+	for i := range msgs {
+		if msgs[i].Role == strategy.RoleAssistant && h.Usage[i] > 0 {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return 0, 0, false
+	}
+	cfg.SystemOverhead = 0
+	tl, err := strategy.Simulate(context.Background(), msgs[:first+1], name, cfg, strategy.Builtin{})
+	if err != nil || len(tl.Steps) == 0 {
+		return 0, 0, false
+	}
+	live = h.Usage[first]
+	return max(0, int(math.Round(float64(live)-tl.Steps[len(tl.Steps)-1].ContextTokens))), live, true
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -328,15 +381,19 @@ func (rep *Report) WriteText(w io.Writer) error {
 		rep.writeTimelines(w)
 	case kindCompare:
 		fmt.Fprintf(w, "%s; summarizer %s\n", scope(rep.inputs), rep.opts.SummarizerName)
+		overheadNote(w, rep.runs)
 		writeRows(w, rep.rows, "")
 		estimatorNote(w, rep.opts.Base, len(rep.opts.Strategies))
 		writeProbeRows(w, rep.rows, "")
+		writeCostRows(w, rep.rows, "")
 	case kindSweep:
 		sw := rep.opts.Sweep
 		fmt.Fprintf(w, "%s; summarizer %s; sweep of %s over %s\n", scope(rep.inputs), rep.opts.SummarizerName, sw.Knob.Name, plural(len(sw.Values), "value"))
+		overheadNote(w, rep.runs)
 		writeRows(w, rep.rows, sw.Knob.Name)
 		estimatorNote(w, rep.opts.Base, len(rep.opts.Strategies))
 		writeProbeRows(w, rep.rows, sw.Knob.Name)
+		writeCostRows(w, rep.rows, sw.Knob.Name)
 	case kindRecorded:
 		rep.writeRecorded(w)
 	case kindAgentRecorded:
@@ -393,6 +450,26 @@ func heading(in *Input) string {
 		return fmt.Sprintf("%s (%s session)", h.Name, h.Source)
 	}
 	return h.Name
+}
+
+// overheadNote says, when some runs took their system overhead from the
+// agent's first step, what it was: one figure for one history and
+// strategy, the range otherwise.
+func overheadNote(w io.Writer, runs []run) {
+	lo, hi, n := math.MaxInt, 0, 0
+	for _, r := range runs {
+		if r.overheadLive > 0 {
+			lo, hi, n = min(lo, r.cfg.SystemOverhead), max(hi, r.cfg.SystemOverhead), n+1
+		}
+	}
+	if n == 0 {
+		return
+	}
+	what := fmtInt(float64(lo)) + " tokens"
+	if lo != hi {
+		what = fmtInt(float64(lo)) + " to " + fmtInt(float64(hi)) + " tokens (each strategy counts the history its own way)"
+	}
+	fmt.Fprintf(w, "system overhead %s: what the agent sent at its first step beyond the history (--system-overhead overrides it)\n", what)
 }
 
 // estimatorNote says that token figures of different strategies come

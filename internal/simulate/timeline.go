@@ -36,6 +36,12 @@ type HistoryTimeline struct {
 	// step (its recorded usage; 0 when not recorded), for histories that
 	// record usage (an agent's session); absent otherwise.
 	LiveTokens []int64 `json:"liveTokens,omitempty"`
+	// SystemOverhead is the overhead added to every step; OverheadLive,
+	// when it comes from the agent's first step, the live usage there.
+	SystemOverhead int   `json:"systemOverhead"`
+	OverheadLive   int64 `json:"overheadLive,omitempty"`
+	// Cost is what the run cost (see Cost).
+	Cost *Cost `json:"cost"`
 }
 
 // Timelines is the JSON output of timelines.
@@ -55,7 +61,8 @@ func (rep *Report) timelinesJSON() Timelines {
 			Messages: len(r.in.Messages(name)), ContextWindow: r.cfg.ContextWindow, Origin: r.in.Origin(name),
 			Problems: h.Problems, Timeline: r.tl, Retention: r.ret,
 			Probes: totalsOf(r.probes), Summaries: nonNil(r.probes),
-			LiveTokens: liveTokens(r.in, name, r.tl),
+			LiveTokens:     liveTokens(r.in, name, r.tl),
+			SystemOverhead: r.cfg.SystemOverhead, OverheadLive: r.overheadLive, Cost: r.cost,
 		})
 	}
 	return out
@@ -87,6 +94,10 @@ func (rep *Report) writeTimelines(w io.Writer) {
 		fmt.Fprintf(w, "%s\n", heading(in))
 		fmt.Fprintf(w, "strategy %s, summarizer %s, context window %s; %s, %s\n",
 			name, rep.opts.SummarizerName, windowText(r.cfg.ContextWindow, in), plural(len(in.Messages(name)), "message"), plural(len(tl.Steps), "step"))
+		if r.overheadLive > 0 {
+			fmt.Fprintf(w, "system overhead %s tokens: the agent's first step sent %s (--system-overhead overrides it)\n",
+				fmtInt(float64(r.cfg.SystemOverhead)), fmtInt(float64(r.overheadLive)))
+		}
 		if len(tl.Steps) == 0 {
 			fmt.Fprintln(w, "no assistant message: nothing to simulate")
 			continue
@@ -102,6 +113,11 @@ func (rep *Report) writeTimelines(w io.Writer) {
 		}
 		if p := totalsOf(r.probes); p != nil {
 			fmt.Fprintf(w, "offline probe scores of %s: %s\n", scoredText(r.probes), probeText(p))
+		}
+		if c := r.cost; c != nil {
+			fmt.Fprintf(w, "cost at the prices of %s: %s (context %s, of which cache rewrites %s for %s tokens; summaries %s for %s tokens in, %s out), against %s with no compaction\n",
+				pricesText(c.Prices), fmtUSD(c.TotalUSD), fmtUSD(c.ContextUSD), fmtUSD(c.CacheUSD), fmtInt(c.RewrittenTokens),
+				fmtUSD(c.SummaryUSD), fmtInt(c.SummarizerIn), fmtInt(c.SummarizerOut), fmtUSD(c.RawUSD))
 		}
 	}
 }

@@ -1,6 +1,9 @@
 // Package strategy owns the compression strategies a user can simulate
 // and compare offline (stagewise, Onyx, sliding window, selective prune,
-// summary buffer), the generic message model they work on, their token
+// summary buffer, and the cheap ones the agents use since 2025:
+// observation masking, tool-result clearing, OpenCode's prune then
+// summary, masking with an occasional summary, Codex's user-message
+// retention), the generic message model they work on, their token
 // estimators, the guardrails every strategy gets, and the step-by-step
 // simulation driver.
 //
@@ -93,8 +96,8 @@ type SummaryRequest struct {
 type Config struct {
 	ContextWindow  int     // tokens
 	SystemOverhead int     // tokens of system prompt and tools, added to every view
-	Threshold      float64 // trigger fraction (stagewise 0.65, onyx 0.75, yourgpt 0.75)
-	Reserved       int     // onyx reserved tokens; yourgpt reserveForResponse (4096)
+	Threshold      float64 // trigger fraction (stagewise 0.65, onyx 0.75, yourgpt 0.75, codex-user-retention 0.9)
+	Reserved       int     // onyx reserved tokens; yourgpt reserveForResponse (4096); prune-summarize: what the usable window leaves out (52000)
 	RecentRatio    float64 // onyx recent budget share of history (0.2)
 	RecentBuffer   int     // yourgpt recent messages (10)
 	ToolResultCap  int     // yourgpt tool-result character cap (0: 10000; negative: no cap)
@@ -167,9 +170,23 @@ type StepReport struct {
 	Summary string `json:"-"`
 	// Replaced lists the history indices of the messages a compaction
 	// without a summarizer took out of the view (sliding-window) or
-	// rewrote (selective-prune), in order; nil otherwise. The offline
-	// probe scores of compact simulate read it.
+	// rewrote (selective-prune, and the strategies of Rewrites), in
+	// order; nil otherwise. The offline probe scores of compact simulate
+	// read it.
 	Replaced []int `json:"-"`
+	// KeptPrefix is, for a compaction kept, the tokens at the head of the
+	// view it left as they were (the system overhead included): a
+	// provider's prompt cache still holds them, and the rest of the view
+	// (AfterTokens − KeptPrefix) is written to it again. 0 otherwise.
+	KeptPrefix float64 `json:"keptPrefixTokens,omitempty"`
+	// RawTokens is what this step would send with no compaction ever:
+	// the system overhead and every message so far, by the strategy's
+	// estimator (0 when the strategy does not say).
+	RawTokens float64 `json:"-"`
+	// Briefing is, when it is more than Summary, the text that stands in
+	// the view for the messages the compaction summarized (Codex's
+	// retention: the user messages kept, then the summary); "" otherwise.
+	Briefing string `json:"-"`
 }
 
 // Timeline is the whole simulation of one history under one strategy.
@@ -188,6 +205,9 @@ type Timeline struct {
 	PeakContext     float64 `json:"peakContext"`
 	KeptAtEnd       int     `json:"keptVerbatimAtEnd"`
 	FinalSummary    string  `json:"-"`
+	// TokensRaw sums RawTokens over the steps: what sending every
+	// message, never compacting, would have sent.
+	TokensRaw float64 `json:"tokensRaw,omitempty"`
 }
 
 // Strategy is one compression strategy. A Strategy holds the state of one
@@ -207,8 +227,19 @@ type Strategy interface {
 type Factory func(cfg Config) (Strategy, error)
 
 // Registry lists the strategies by name: stagewise, onyx, sliding-window,
-// selective-prune, summary-buffer.
+// selective-prune, summary-buffer, observation-masking, tool-clearing,
+// prune-summarize, mask-then-summarize, codex-user-retention.
 var Registry = map[string]Factory{}
+
+// About says in a line what each registered strategy does, with its
+// defaults and where they come from (compact simulate --help lists them).
+var About = map[string]string{}
+
+// Rewrites maps the strategies whose compactions rewrite tool results in
+// place, without a summarizer, to what they put in place of the result m
+// (the answer to call, nil when unknown) under cfg: the offline probe
+// scores read what the view still holds of a rewritten call.
+var Rewrites = map[string]func(m *Message, call *ToolCall, cfg Config) string{}
 
 // Simulate runs history through the named strategy step by step (every
 // assistant message is a step), applying the guardrails, and returns the

@@ -7,6 +7,12 @@ const (
 	NameSlidingWindow  = "sliding-window"
 	NameSelectivePrune = "selective-prune"
 	NameSummaryBuffer  = "summary-buffer"
+
+	NameObservationMasking = "observation-masking"
+	NameToolClearing       = "tool-clearing"
+	NamePruneSummarize     = "prune-summarize"
+	NameMaskThenSummarize  = "mask-then-summarize"
+	NameCodexUserRetention = "codex-user-retention"
 )
 
 // ExtraKnobs are the Config.Extra names the strategies read, with what
@@ -16,6 +22,16 @@ var ExtraKnobs = map[string]string{
 	"kept_cap":      "stagewise: kept budget cap in tokens (40000)",
 	"hard_cap":      "stagewise: trigger hard cap in tokens (200000 at e3e, 100000 at head)",
 	"min_floor":     "stagewise: lower bound of the walk's message floor (5)",
+
+	"keep_results":   "observation-masking, mask-then-summarize: tool results kept whole (10); tool-clearing: (3; Claude Code's microcompact keeps 5)",
+	"trigger_tokens": "tool-clearing: clear when the context passes this many tokens (100000, at most half the window)",
+	"clear_at_least": "tool-clearing: clear only when that frees at least this many tokens (0: any)",
+	"prune_protect":  "prune-summarize: the newest tool-output tokens never pruned (40000, at most a fifth of the window)",
+	"prune_minimum":  "prune-summarize: prune only when that frees more than this many tokens (20000, at most a tenth of the window)",
+	"tail_tokens":    "prune-summarize: the newest tokens a summary keeps verbatim (15000, at least 2000, at most a quarter of the usable window)",
+	"summary_turns":  "mask-then-summarize: summarize when the view holds this many turns (43)",
+	"keep_turns":     "mask-then-summarize: the newest turns a summary keeps verbatim (10)",
+	"user_budget":    "codex-user-retention: tokens of user messages a compaction keeps (20000, at most a tenth of the window)",
 }
 
 // base holds what every strategy of this package shares.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 
@@ -132,11 +133,50 @@ func marshalJS(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// toolCallsLen16 is the UTF-16 length of the JSON of m's tool calls.
+// toolCallsLen16 is the UTF-16 length of the JSON of m's tool calls
+// (toolCallJSON's), measured without writing it: every message of a
+// history is measured, and building the JSON of each call only to measure
+// it was most of the work of a long simulation.
 func toolCallsLen16(m *Message) int {
+	const fixed = len(`{"id":`) + len(`,"type":"function","function":{"name":`) + len(`,"arguments":`) + len(`}}`)
 	n := 0
 	for _, tc := range m.ToolCalls {
-		n += history.Len16(toolCallJSON(tc))
+		n += fixed + jsonStringLen16(tc.ID) + jsonStringLen16(tc.Name) + jsonStringLen16(tc.Arguments)
+	}
+	return n
+}
+
+// jsonStringLen16 is the UTF-16 length of s written as a JSON string by
+// writeJSONString (encoding/json without HTML escaping), quotes included:
+// '"' and '\\' and \b \f \n \r \t take 2, other control characters 6
+// (\u00XX), U+2028, U+2029 and each invalid byte 6 (\u2028, \ufffd),
+// a rune above U+FFFF 2, any other 1.
+func jsonStringLen16(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			case b < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		case r > 0xFFFF:
+			n += 2
+		default:
+			n++
+		}
+		i += size
 	}
 	return n
 }

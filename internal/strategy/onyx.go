@@ -9,7 +9,10 @@ import (
 	"github.com/compactlab/compact/internal/history"
 )
 
-func init() { Registry[NameOnyx] = newOnyx }
+func init() {
+	Registry[NameOnyx] = newOnyx
+	About[NameOnyx] = "when the history passes 75% of the window less the reserved tokens, a summary replaces everything up to a cutoff before a user message, the newest 20% kept; past tool outputs are always a placeholder (Onyx)"
+}
 
 // Onyx defaults (peers.md A2).
 const (
@@ -142,8 +145,24 @@ func afterCutoff(msgs []Message, cutoffID string) []int {
 // message on; with no USER at all, older is empty (the caller skips).
 // older and recent are indices into msgs.
 func OnyxSplit(msgs []Message, cutoffID string, budget float64, cost func(*Message) float64) (older, recent []int) {
+	start := 0
+	if cutoffID != "" {
+		for k := range msgs {
+			if msgs[k].ID == cutoffID {
+				start = k + 1
+				break
+			}
+		}
+	}
+	return onyxSplitFrom(msgs, start, budget, cost)
+}
+
+// onyxSplitFrom is OnyxSplit on the messages from index start on (the
+// strategy knows where its cutoff is: finding it by id from the start of
+// the history at every compaction made a long history quadratic).
+func onyxSplitFrom(msgs []Message, start int, budget float64, cost func(*Message) float64) (older, recent []int) {
 	var cons []int
-	for _, k := range afterCutoff(msgs, cutoffID) {
+	for k := start; k < len(msgs); k++ {
 		if m := &msgs[k]; m.Role != RoleSystem && !onyxEmpty(m) {
 			cons = append(cons, k)
 		}
@@ -152,31 +171,31 @@ func OnyxSplit(msgs []Message, cutoffID string, budget float64, cost func(*Messa
 	if n == 0 {
 		return nil, nil
 	}
-	start, acc := n-1, cost(&msgs[cons[n-1]])
+	first, acc := n-1, cost(&msgs[cons[n-1]])
 	for j := n - 2; j >= 0; j-- {
 		c := cost(&msgs[cons[j]])
 		if acc+c > budget {
 			break
 		}
 		acc += c
-		start = j
+		first = j
 	}
-	for start < n && msgs[cons[start]].Role != RoleUser {
-		start++
+	for first < n && msgs[cons[first]].Role != RoleUser {
+		first++
 	}
-	if start == n {
-		start = -1
+	if first == n {
+		first = -1
 		for j := n - 1; j >= 0; j-- {
 			if msgs[cons[j]].Role == RoleUser {
-				start = j
+				first = j
 				break
 			}
 		}
-		if start < 0 {
+		if first < 0 {
 			return nil, cons
 		}
 	}
-	return cons[:start], cons[start:]
+	return cons[:first], cons[first:]
 }
 
 // OnyxConvert is how Onyx turns a message into a summarization turn: user
@@ -237,6 +256,11 @@ func OnyxTurns(older, recent []Message, existing string) []Turn {
 // blank lines (how SummaryRequest.User holds a multi-turn request).
 func JoinTurns(turns []Turn) string {
 	var b strings.Builder
+	n := 0
+	for _, t := range turns {
+		n += len(t.Role) + len(t.Content) + 4
+	}
+	b.Grow(n)
 	for k, t := range turns {
 		if k > 0 {
 			b.WriteString("\n\n")
@@ -368,15 +392,12 @@ func newOnyxCore(b *base, cfg Config) onyxCore {
 	}
 }
 
-// split is the cut of msgs (the branch up to its tail) given the active
-// summary and the history measure; a note says why older is empty.
-func (o *onyxCore) split(msgs []Message, tail int, active *SummaryRecord, history float64) (older, recent []int, note string) {
-	cut := ""
-	if active != nil {
-		cut = active.LastSummarizedID
-	}
+// split is the cut of msgs (the branch up to its tail) from index start
+// (the first message after the active summary's cutoff) given the
+// history measure; a note says why older is empty.
+func (o *onyxCore) split(msgs []Message, tail, start int, history float64) (older, recent []int, note string) {
 	cost := func(m *Message) float64 { return onyxCost(o.counter, m) }
-	older, recent = OnyxSplit(msgs[:tail+1], cut, float64(int(history*o.recent)), cost)
+	older, recent = onyxSplitFrom(msgs[:tail+1], start, float64(int(history*o.recent)), cost)
 	if len(older) == 0 {
 		note = "no USER message after the cutoff: skipped"
 		if len(recent) > 0 && msgs[recent[0]].Role == RoleUser {
@@ -458,15 +479,19 @@ type onyx struct {
 	core onyxCore
 
 	hist   []Message
-	cost   []float64
 	sys    []int
 	sysTok float64
+	// cum[k] and cnt[k] are the cost and the number of the non-system
+	// messages before history index k: the view's figures are
+	// differences of two of them, whatever the history's length.
+	cum []float64
+	cnt []int
 
 	// Compaction state (Checkpoint saves it).
 	records []SummaryRecord
-	active  int // index in records, -1 none
-	cutoff  int // history index of the active cutoff, -1 none
-	viewSum float64
+	cuts    []int // history index of each record's cutoff
+	active  int   // index in records, -1 none
+	cutoff  int   // history index of the active cutoff, -1 none
 }
 
 func newOnyx(cfg Config) (Strategy, error) {
@@ -474,7 +499,7 @@ func newOnyx(cfg Config) (Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &onyx{base: b, core: newOnyxCore(&b, cfg), active: -1, cutoff: -1}, nil
+	return &onyx{base: b, core: newOnyxCore(&b, cfg), active: -1, cutoff: -1, cum: []float64{0}, cnt: []int{0}}, nil
 }
 
 func (o *onyx) Name() string { return NameOnyx }
@@ -493,15 +518,14 @@ func (o *onyx) appendUpTo(hist []Message, i int) {
 	for k := o.upto + 1; k <= i; k++ {
 		m := &hist[k]
 		c := onyxCost(o.counter, m)
-		o.cost = append(o.cost, c)
+		last := len(o.cum) - 1
 		if m.Role == RoleSystem {
 			o.sys = append(o.sys, k)
 			o.sysTok += c
+			o.cum, o.cnt = append(o.cum, o.cum[last]), append(o.cnt, o.cnt[last])
 			continue
 		}
-		if k > o.cutoff {
-			o.viewSum += c
-		}
+		o.cum, o.cnt = append(o.cum, o.cum[last]+c), append(o.cnt, o.cnt[last]+1)
 	}
 	o.upto = max(o.upto, i)
 }
@@ -513,8 +537,11 @@ func (o *onyx) activeRec() *SummaryRecord {
 	return &o.records[o.active]
 }
 
+// viewSum is the cost of the non-system messages after the cutoff.
+func (o *onyx) viewSum() float64 { return o.cum[o.upto+1] - o.cum[o.cutoff+1] }
+
 func (o *onyx) historyTokens() float64 {
-	t := o.viewSum
+	t := o.viewSum()
 	if a := o.activeRec(); a != nil {
 		t += a.Tokens
 	}
@@ -523,14 +550,11 @@ func (o *onyx) historyTokens() float64 {
 
 func (o *onyx) tokens() float64 { return o.overhead + o.sysTok + o.historyTokens() }
 
+func (o *onyx) rawTokens() float64 { return o.overhead + o.sysTok + o.cum[o.upto+1] }
+
 // State implements Guarded.
 func (o *onyx) State() (int, int, float64) {
-	kept := len(o.sys)
-	for k := o.cutoff + 1; k <= o.upto; k++ {
-		if o.hist[k].Role != RoleSystem {
-			kept++
-		}
-	}
+	kept := len(o.sys) + o.cnt[o.upto+1] - o.cnt[o.cutoff+1]
 	sc := 0
 	if a := o.activeRec(); a != nil {
 		sc = history.Len16(a.Text)
@@ -542,8 +566,7 @@ func (o *onyx) State() (int, int, float64) {
 func (o *onyx) Checkpoint() func() {
 	n, active, cutoff := len(o.records), o.active, o.cutoff
 	return func() {
-		o.records, o.active, o.cutoff = o.records[:n], active, cutoff
-		o.recomputeView() // messages appended since the checkpoint stay
+		o.records, o.cuts, o.active, o.cutoff = o.records[:n], o.cuts[:n], active, cutoff
 	}
 }
 
@@ -558,7 +581,7 @@ func (o *onyx) Step(ctx context.Context, hist []Message, i int, sum Summarizer) 
 		return r, nil
 	}
 	r.Fired = true
-	older, recent, note := o.core.split(hist, i, o.activeRec(), h)
+	older, recent, note := o.core.split(hist, i, o.cutoff+1, h)
 	if len(older) == 0 {
 		r.Note = note
 		return r, nil
@@ -573,44 +596,22 @@ func (o *onyx) Step(ctx context.Context, hist []Message, i int, sum Summarizer) 
 		return r, err
 	}
 	o.records = append(o.records, *rec)
-	ids := make([]string, i+1)
-	for k := 0; k <= i; k++ {
-		ids[k] = hist[k].ID
+	o.cuts = append(o.cuts, older[len(older)-1])
+	// FindSummaryForBranch on a list: every record's parent is on the
+	// branch, so the active summary is the newest record, kept as the
+	// records are written rather than looked up over the whole branch at
+	// each compaction (that made a long history quadratic).
+	if n := len(o.records) - 1; o.active < 0 || newer(&o.records[n], n, &o.records[o.active], o.active) {
+		o.active = n
 	}
-	found := FindSummaryForBranch(o.records, ids)
-	o.active = -1
-	for k := range o.records {
-		if &o.records[k] == found {
-			o.active = k
-		}
-	}
-	if a := o.activeRec(); a != nil {
-		o.cutoff = indexOfID(hist[:i+1], a.LastSummarizedID)
-	}
-	o.recomputeView()
+	o.cutoff = o.cuts[o.active]
 	r.Boundary = o.cutoff + 1
 	r.BoundaryID = hist[r.Boundary].ID
 	r.Compacted, r.Summary = len(older), rec.Text
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = o.State()
+	// The system messages lead the view; the summary after them is new.
+	r.KeptPrefix = o.overhead + o.sysTok
 	return r, nil
-}
-
-func (o *onyx) recomputeView() {
-	o.viewSum = 0
-	for k := o.cutoff + 1; k <= o.upto; k++ {
-		if o.hist[k].Role != RoleSystem {
-			o.viewSum += o.cost[k]
-		}
-	}
-}
-
-func indexOfID(msgs []Message, id string) int {
-	for k := len(msgs) - 1; k >= 0; k-- {
-		if msgs[k].ID == id {
-			return k
-		}
-	}
-	return -1
 }
 
 // View implements Strategy.

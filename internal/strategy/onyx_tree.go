@@ -103,7 +103,7 @@ func OnyxTree(ctx context.Context, tree []Message, cfg Config, sum Summarizer, b
 		run.TokensSent += h
 		if OnyxShouldCompress(h, core.window, core.reserved+int(sysTok), core.ratio) && len(cons) > 0 {
 			st.Fired = true
-			older, recent, note := core.split(cons, len(cons)-1, active, h)
+			older, recent, note := core.split(cons, len(cons)-1, 0, h)
 			var rec *SummaryRecord
 			if len(older) > 0 {
 				run.SummarizerCalls++

@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// TestReplacedListsWhatWasTakenOut: sliding-window and selective-prune
-// name the messages each kept compaction dropped or rewrote (Replaced),
-// the driver clears them on a compaction it undoes, and the strategies
-// that summarize leave Replaced nil.
+// TestReplacedListsWhatWasTakenOut: sliding-window and the strategies
+// that rewrite tool results (selective-prune, observation-masking,
+// tool-clearing, the pruning of prune-summarize and the masking of
+// mask-then-summarize) name the messages each kept compaction dropped or
+// rewrote (Replaced), the driver clears them on a compaction it undoes,
+// and a compaction that summarizes leaves Replaced nil.
 func TestReplacedListsWhatWasTakenOut(t *testing.T) {
 	var h []Message
 	h = append(h, sysm("s", "system prompt"))
@@ -26,11 +28,11 @@ func TestReplacedListsWhatWasTakenOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replacing := name == NameSlidingWindow || name == NameSelectivePrune
+			replacing := name == NameSlidingWindow || Rewrites[name] != nil
 			kept := 0
 			seen := map[int]bool{}
 			for _, s := range tl.Steps {
-				if s.Rejected != "" || s.Compacted == 0 || !replacing {
+				if s.Rejected != "" || s.Compacted == 0 || !replacing || s.Summary != "" {
 					if s.Replaced != nil {
 						t.Errorf("step %d (rejected %q, %d compacted): replaced %v", s.Step, s.Rejected, s.Compacted, s.Replaced)
 					}
@@ -45,13 +47,13 @@ func TestReplacedListsWhatWasTakenOut(t *testing.T) {
 						t.Errorf("step %d (message %d): replaced %v", s.Step, s.Index, s.Replaced)
 						break
 					}
-					if name == NameSelectivePrune && h[m].Role != RoleTool {
+					if Rewrites[name] != nil && h[m].Role != RoleTool {
 						t.Errorf("step %d: prune replaced %s message %d", s.Step, h[m].Role, m)
 					}
 					seen[m] = true
 				}
 			}
-			if replacing && kept == 0 {
+			if replacing && kept == 0 && name != NamePruneSummarize {
 				t.Errorf("no compaction kept: the test proves nothing")
 			}
 		})

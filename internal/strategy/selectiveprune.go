@@ -8,7 +8,11 @@ import (
 	"github.com/compactlab/compact/internal/history"
 )
 
-func init() { Registry[NameSelectivePrune] = newSelectivePrune }
+func init() {
+	Registry[NameSelectivePrune] = newSelectivePrune
+	About[NameSelectivePrune] = "tool results over 500 characters, older than the last 10 messages, become a stub with a 200-character extract; no summarizer (YourGPT copilot-sdk)"
+	Rewrites[NameSelectivePrune] = PrunedContent
+}
 
 // selectivePrune is YourGPT's selective prune (peers.md B3). The view is
 // every message; at each step the messages older than the last
@@ -38,6 +42,8 @@ type selectivePrune struct {
 	nsys    int
 
 	total   float64
+	rawSum  float64 // Σ sent estimates of every message as it was
+	fw      fenwick // cur, for the tokens before a rewritten message
 	journal []pruneEdit
 }
 
@@ -86,12 +92,16 @@ func (s *selectivePrune) appendUpTo(hist []Message, i int) {
 		}
 		t := s.sentTokens(m, m.Content)
 		s.cur = append(s.cur, t)
+		s.fw.push(t)
 		s.total += t
+		s.rawSum += t
 	}
 	s.upto = max(s.upto, i)
 }
 
 func (s *selectivePrune) tokens() float64 { return s.overhead + s.total }
+
+func (s *selectivePrune) rawTokens() float64 { return s.overhead + s.rawSum }
 
 // State implements Guarded.
 func (s *selectivePrune) State() (int, int, float64) { return s.upto + 1, 0, s.tokens() }
@@ -109,6 +119,7 @@ func (s *selectivePrune) Checkpoint() func() {
 			}
 			s.total += e.tok - s.cur[e.k]
 			s.cur[e.k] = e.tok
+			s.fw.set(e.k, e.tok)
 		}
 		s.journal = s.journal[:n]
 	}
@@ -121,6 +132,7 @@ func (s *selectivePrune) rewrite(k int, content string) {
 	t := s.sentTokens(&s.hist[k], content)
 	s.total += t - s.cur[k]
 	s.cur[k] = t
+	s.fw.set(k, t)
 }
 
 // Step implements Strategy.
@@ -160,6 +172,7 @@ func (s *selectivePrune) Step(ctx context.Context, hist []Message, i int, sum Su
 	r.Replaced = replaced
 	r.Note = fmt.Sprintf("%d tool results stubbed, %d system messages deduplicated", stubs, dedups)
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
+	r.KeptPrefix = s.overhead + s.fw.prefix(replaced[0]) // the view is the history, in order
 	return r, nil
 }
 

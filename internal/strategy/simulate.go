@@ -41,6 +41,12 @@ type Guarded interface {
 	State() (kept, summaryChars int, tokens float64)
 }
 
+// rawCounter is implemented by the strategies that can say what their
+// view would be with no compaction ever (StepReport.RawTokens).
+type rawCounter interface {
+	rawTokens() float64
+}
+
 // Names lists the registered strategies, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(Registry)) }
 
@@ -82,11 +88,20 @@ func Simulate(ctx context.Context, history []Message, name string, cfg Config, s
 		return nil, err
 	}
 	g, _ := s.(Guarded)
+	rc, _ := s.(rawCounter)
 	maxC := cfg.MaxConsecutive
 	if maxC == 0 {
 		maxC = DefaultMaxConsecutive
 	}
-	tl := &Timeline{Strategy: s.Name(), Steps: []StepReport{}}
+	steps := 0
+	for i := range branch {
+		if branch[i].Role == RoleAssistant {
+			steps++
+		}
+	}
+	// One report per step, allocated once: growing a slice of reports
+	// copied them again and again on a long history.
+	tl := &Timeline{Strategy: s.Name(), Steps: make([]StepReport, 0, steps)}
 	streak, step := 0, 0
 	for i := range branch {
 		if branch[i].Role != RoleAssistant {
@@ -121,11 +136,19 @@ func Simulate(ctx context.Context, history []Message, name string, cfg Config, s
 			}
 			r.Rejected, r.Note = RejectNoShrink, joinNote(r.Note, note)
 			r.Boundary, r.BoundaryID, r.Compacted, r.Summary, r.Replaced = -1, "", 0, "", nil
+			r.KeptPrefix, r.Briefing = 0, ""
 			r.AfterTokens = r.ContextTokens
 			if restore != nil {
 				restore()
 				r.KeptVerbatim, r.SummaryChars, _ = g.State()
 			}
+		}
+		if r.Rejected != "" || r.Compacted == 0 {
+			r.KeptPrefix, r.Briefing = 0, ""
+		}
+		if rc != nil {
+			r.RawTokens = rc.rawTokens()
+			tl.TokensRaw += r.RawTokens
 		}
 		if r.Rejected != "" {
 			tl.Rejected++

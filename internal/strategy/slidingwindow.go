@@ -5,7 +5,10 @@ import (
 	"fmt"
 )
 
-func init() { Registry[NameSlidingWindow] = newSlidingWindow }
+func init() {
+	Registry[NameSlidingWindow] = newSlidingWindow
+	About[NameSlidingWindow] = "the oldest messages that do not fit the window less 4,096 tokens are dropped, the last 10 always kept; no summarizer (YourGPT copilot-sdk)"
+}
 
 // slidingWindow is YourGPT's sliding window (peers.md B3) with its defect
 // fixed. Budget = window − reserve − the system messages' tokens. When the
@@ -37,6 +40,7 @@ type slidingWindow struct {
 	sys     []int
 	sysRaw  float64
 	sysSent float64
+	rawSent float64 // Σ sent estimates of every message so far
 
 	start   int // conv[start:] is in the view
 	viewRaw float64
@@ -63,6 +67,7 @@ func (s *slidingWindow) appendUpTo(hist []Message, i int) {
 			snt = yourgptTokens(s.counter, c, m)
 		}
 		s.raw, s.sent = append(s.raw, raw), append(s.sent, snt)
+		s.rawSent += snt
 		if m.Role == RoleSystem {
 			s.sys = append(s.sys, k)
 			s.sysRaw += raw
@@ -77,6 +82,8 @@ func (s *slidingWindow) appendUpTo(hist []Message, i int) {
 }
 
 func (s *slidingWindow) tokens() float64 { return s.overhead + s.sysSent + s.viewSnt }
+
+func (s *slidingWindow) rawTokens() float64 { return s.overhead + s.rawSent }
 
 // State implements Guarded.
 func (s *slidingWindow) State() (int, int, float64) {
@@ -103,37 +110,46 @@ func (s *slidingWindow) Checkpoint() func() {
 // first message kept (0 when everything fits) and whether the fix changed
 // upstream's choice (moved the start back to a tool call).
 func SlidingWindowStart(msgs []Message, tokens []float64, budget float64, recentBuffer int) (start int, movedBack bool) {
-	n := len(msgs)
-	if n == 0 || sumTokens(tokens) <= budget {
+	return slidingWindowStart(len(msgs), func(j int) *Message { return &msgs[j] }, func(j int) float64 { return tokens[j] },
+		sumTokens(tokens), budget, recentBuffer)
+}
+
+// slidingWindowStart is SlidingWindowStart over n messages given by
+// accessors (the strategy's view, without copying it), total their sum.
+func slidingWindowStart(n int, msg func(j int) *Message, tok func(j int) float64, total, budget float64, recentBuffer int) (start int, movedBack bool) {
+	if n == 0 || total <= budget {
 		return 0, false
 	}
 	recentStart := max(0, n-recentBuffer)
-	available := budget - sumTokens(tokens[recentStart:])
+	available := budget
+	for j := recentStart; j < n; j++ {
+		available -= tok(j)
+	}
 	first := recentStart // first included message
 	for k := recentStart - 1; k >= 0; k-- {
-		if available-tokens[k] < 0 {
+		if available-tok(k) < 0 {
 			break
 		}
-		available -= tokens[k]
+		available -= tok(k)
 		first = k
 	}
 	// findSafeWindowStart: the first user or tool-less assistant message;
 	// none: the desired start.
 	safe := first
 	for k := first; k < n; k++ {
-		if msgs[k].Role == RoleUser || (msgs[k].Role == RoleAssistant && len(msgs[k].ToolCalls) == 0) {
+		if m := msg(k); m.Role == RoleUser || (m.Role == RoleAssistant && len(m.ToolCalls) == 0) {
 			safe = k
 			break
 		}
 	}
-	if safe <= recentStart && msgs[safe].Role != RoleTool {
+	if safe <= recentStart && msg(safe).Role != RoleTool {
 		return safe, false
 	}
 	// The fix: never drop a message of the recent buffer, and never start
 	// on a tool result; go back to the assistant message whose tool calls
 	// the first tool results answer.
 	b := min(safe, recentStart)
-	for b > 0 && msgs[b].Role == RoleTool {
+	for b > 0 && msg(b).Role == RoleTool {
 		b--
 	}
 	return b, b != safe
@@ -150,11 +166,8 @@ func (s *slidingWindow) Step(ctx context.Context, hist []Message, i int, sum Sum
 	}
 	r.Fired = true
 	view := s.conv[s.start:]
-	msgs, toks := make([]Message, len(view)), make([]float64, len(view))
-	for j, k := range view {
-		msgs[j], toks[j] = hist[k], s.raw[k]
-	}
-	start, back := SlidingWindowStart(msgs, toks, budget, s.recentBuf)
+	start, back := slidingWindowStart(len(view), func(j int) *Message { return &hist[view[j]] },
+		func(j int) float64 { return s.raw[view[j]] }, s.viewRaw, budget, s.recentBuf)
 	if back {
 		r.Note = fmt.Sprintf("window start moved back to message %d to keep the recent buffer and the tool call its results answer", view[start])
 	}
@@ -172,6 +185,7 @@ func (s *slidingWindow) Step(ctx context.Context, hist []Message, i int, sum Sum
 	r.Compacted = start
 	r.Replaced = append([]int(nil), view[:start]...)
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
+	r.KeptPrefix = s.overhead + s.sysSent // the system messages lead the view
 	return r, nil
 }
 

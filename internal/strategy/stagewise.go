@@ -14,7 +14,10 @@ import (
 	"github.com/compactlab/compact/internal/serialize"
 )
 
-func init() { Registry[NameStagewise] = newStagewise }
+func init() {
+	Registry[NameStagewise] = newStagewise
+	About[NameStagewise] = "when the context passes 65% of the window (at most 200,000 tokens), a briefing replaces everything before the boundary the app's walk chooses (stagewise, the app's own)"
+}
 
 // stagewise is the app's own compression (spec stagewise.md §3-§7):
 //
@@ -56,6 +59,7 @@ type stagewise struct {
 	walk    []int           // history indices of the messages the walk sees
 	sys     []int           // system messages (always in the view)
 	sysTok  float64
+	rawSum  float64 // Σ base estimates of every message so far, NaN counted as 0
 	toolOut map[string]string
 
 	// Compaction state (Checkpoint saves it).
@@ -176,6 +180,7 @@ func (s *stagewise) appendUpTo(hist []Message, i int) {
 		s.vals = append(s.vals, v)
 		t, threw := s.estimateOf(k, "")
 		s.est, s.throws = append(s.est, t), append(s.throws, threw)
+		s.rawSum += nan0(t)
 		if m.Role == RoleSystem && m.Raw == nil {
 			s.sys = append(s.sys, k)
 			s.sysTok += nan0(t)
@@ -225,6 +230,8 @@ func (s *stagewise) recomputeView() {
 }
 
 func (s *stagewise) tokens() float64 { return s.overhead + s.sysTok + s.viewSum }
+
+func (s *stagewise) rawTokens() float64 { return s.overhead + s.rawSum }
 
 // State implements Guarded.
 func (s *stagewise) State() (int, int, float64) {
@@ -312,6 +319,9 @@ func (s *stagewise) Step(ctx context.Context, hist []Message, i int, sum Summari
 	s.recomputeView()
 	r.Boundary, r.BoundaryID, r.Compacted, r.Summary = bk, hist[bk].ID, b, text
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
+	// The view keeps its system messages; from the boundary message on,
+	// which now carries the briefing, everything is sent anew.
+	r.KeptPrefix = s.overhead + s.sysTok
 	return r, nil
 }
 

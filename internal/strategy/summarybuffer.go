@@ -8,7 +8,10 @@ import (
 	"github.com/compactlab/compact/internal/history"
 )
 
-func init() { Registry[NameSummaryBuffer] = newSummaryBuffer }
+func init() {
+	Registry[NameSummaryBuffer] = newSummaryBuffer
+	About[NameSummaryBuffer] = "at 75% of the window, all but the last 10 messages are summarized, with a working memory of facts ahead of the summary (YourGPT copilot-sdk)"
+}
 
 // Summary-buffer headings and prompt (peers.md B3-B5; our wording).
 const (
@@ -61,6 +64,7 @@ type summaryBuffer struct {
 	sysTok float64
 	facts  []string
 	wmTok  float64
+	rawSum float64 // Σ sent estimates of every message so far
 
 	// Compaction state.
 	pos     int // conv[pos:] is in the view
@@ -118,6 +122,7 @@ func (s *summaryBuffer) appendUpTo(hist []Message, i int) {
 		m := &hist[k]
 		t := s.sentTokens(m, m.Content)
 		s.sent = append(s.sent, t)
+		s.rawSum += t
 		if m.Role == RoleUser {
 			if f, ok := RememberFact(m.Content); ok {
 				s.addFact(f)
@@ -141,6 +146,14 @@ func (s *summaryBuffer) tokens() float64 {
 	}
 	if s.summary != "" {
 		t += s.sumTok
+	}
+	return t
+}
+
+func (s *summaryBuffer) rawTokens() float64 {
+	t := s.overhead + s.rawSum
+	if len(s.facts) > 0 {
+		t += s.wmTok
 	}
 	return t
 }
@@ -267,6 +280,11 @@ func (s *summaryBuffer) Step(ctx context.Context, hist []Message, i int, sum Sum
 	r.Boundary, r.BoundaryID = bk, hist[bk].ID
 	r.Compacted, r.Summary = len(msgs), text
 	r.KeptVerbatim, r.SummaryChars, r.AfterTokens = s.State()
+	// The working memory leads the view; the summary after it is new.
+	r.KeptPrefix = s.overhead
+	if len(s.facts) > 0 {
+		r.KeptPrefix += s.wmTok
+	}
 	if r.Note == "" {
 		r.Note = fmt.Sprintf("%d messages summarized", len(msgs))
 	}
