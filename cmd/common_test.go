@@ -1,6 +1,10 @@
 package cmd
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/compactlab/compact/internal/config"
+)
 
 func TestCommonDir(t *testing.T) {
 	for _, tc := range []struct {
@@ -93,8 +97,8 @@ func TestEditDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"modle", "model", 2}, {"model", "model", 0}, {"", "abc", 3}, {"quiet", "qiet", 1}, {"jobs", "json", 3}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		if got := config.Distance(tc.a, tc.b); got != tc.d {
+			t.Errorf("config.Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
 	}
 }

@@ -375,33 +375,11 @@ func nearestFlag(c *cobra.Command, name string) string {
 		if fl.Hidden {
 			return
 		}
-		if d := editDistance(name, fl.Name); d < bestD || d == bestD && fl.Name < best {
+		if d := config.Distance(name, fl.Name); d < bestD || d == bestD && fl.Name < best {
 			best, bestD = fl.Name, d
 		}
 	}
 	c.Flags().VisitAll(visit)
 	c.InheritedFlags().VisitAll(visit)
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes: flag names
-// are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -218,7 +218,7 @@ func suggest(prefix, k string, def map[string]any) string {
 	names := make([]string, 0, len(def))
 	for n := range def {
 		names = append(names, n)
-		if d := distance(strings.ToLower(k), n); d < bestD || d == bestD && n < best {
+		if d := Distance(strings.ToLower(k), n); d < bestD || d == bestD && n < best {
 			best, bestD = n, d
 		}
 	}
@@ -235,8 +235,9 @@ func suggest(prefix, k string, def map[string]any) string {
 	return " (the settings are listed in configs/compact.yaml of compact's source and by compact config show without this file)"
 }
 
-// distance is the Levenshtein distance of two short keys.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance of two short ASCII names (keys,
+// flags), for "did you mean" suggestions.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
