@@ -1,11 +1,9 @@
 package agentbundle
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 const testdata = "../../testdata/agents"
@@ -239,7 +238,7 @@ func TestRealClaudeCodeCorpusFiles(t *testing.T) {
 	}
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".gz")
-		data := gunzipFile(t, filepath.Join(testdata, "claude-code", "entire", e.Name()))
+		data := testfiles.Gunzip(t, filepath.Join(testdata, "claude-code", "entire", e.Name()))
 		want += strings.Count(string(data), `"subtype":"compact_boundary"`)
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -326,22 +325,4 @@ func TestMissedCompactionsNamed(t *testing.T) {
 	if !said {
 		t.Errorf("warnings %v", warns)
 	}
-}
-
-func gunzipFile(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }

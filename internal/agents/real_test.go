@@ -2,13 +2,13 @@ package agents
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // realClaudeCode are real Claude Code sessions from the entireio/cli
@@ -30,20 +30,7 @@ var realClaudeCode = []string{
 // gunzip reads a gzipped testdata file.
 func gunzip(t testing.TB, rel string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join(testdata, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return testfiles.Gunzip(t, filepath.Join(testdata, rel))
 }
 
 // rawRecord is what the test reads of a record by itself, with

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/strategy"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 const agentsData = "../../testdata/agents"
@@ -198,19 +198,7 @@ func TestAgainstRecordedRealClaudeCode(t *testing.T) {
 		{"2.1.42-ed-51f6581660-0.jsonl.gz", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(agentsData, "claude-code", "entire", c.name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := io.ReadAll(zr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := testfiles.Gunzip(t, filepath.Join(agentsData, "claude-code", "entire", c.name))
 			// The responses the file records on its main side: one model
 			// step each.
 			responses := map[string]bool{}
