@@ -1,5 +1,10 @@
 package strategy
 
+import (
+	"context"
+	"strings"
+)
+
 // Strategy names, as registered.
 const (
 	NameStagewise      = "stagewise"
@@ -72,4 +77,23 @@ func floatOr(v, def float64) float64 {
 		return def
 	}
 	return v
+}
+
+// callSummarizer asks sum for req's summary and marks r as having called
+// it. note says why there is no summary to use ("" when there is one):
+// the summarizer failed, or answered nothing. err is the context's error
+// only.
+func callSummarizer(ctx context.Context, sum Summarizer, req SummaryRequest, r *StepReport) (text, note string, err error) {
+	text, err = sum.Summarize(ctx, req)
+	r.SummarizerCalled = true
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "summarizer failed: " + err.Error(), nil
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return "", "empty summary: nothing stored", nil
+	}
+	return text, "", nil
 }

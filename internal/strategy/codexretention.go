@@ -122,17 +122,12 @@ func (s *codexUserRetention) Step(ctx context.Context, hist []Message, i int, su
 		Previous:    s.last,
 		TargetChars: s.target,
 	}
-	text, err := sum.Summarize(ctx, req)
-	r.SummarizerCalled = true
+	text, note, err := callSummarizer(ctx, sum, req, &r)
 	if err != nil {
-		if ctx.Err() != nil {
-			return r, ctx.Err()
-		}
-		r.Note = "summarizer failed: " + err.Error()
-		return r, nil
+		return r, err
 	}
-	if text = strings.TrimSpace(text); text == "" {
-		r.Note = "empty summary: nothing stored"
+	if note != "" {
+		r.Note = note
 		return r, nil
 	}
 	users := append([]Message(nil), s.retained...)

@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"context"
-	"strings"
 )
 
 func init() {
@@ -118,17 +117,12 @@ func (s *maskThenSummarize) summarize(ctx context.Context, sum Summarizer, r *St
 	if cut < len(s.conv) {
 		req.BoundaryID, req.Boundary = s.hist[s.conv[cut]].ID, &s.hist[s.conv[cut]]
 	}
-	text, err := sum.Summarize(ctx, req)
-	r.SummarizerCalled = true
+	text, note, err := callSummarizer(ctx, sum, req, r)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		r.Note = "summarizer failed: " + err.Error()
-		return 0, nil
+		return 0, err
 	}
-	if text = strings.TrimSpace(text); text == "" {
-		r.Note = "empty summary: nothing stored"
+	if note != "" {
+		r.Note = note
 		return 0, nil
 	}
 	s.setSummary(text)

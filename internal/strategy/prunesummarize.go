@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 )
 
 func init() {
@@ -242,17 +241,12 @@ func (s *pruneSummarize) summarize(ctx context.Context, i int, sum Summarizer, r
 	if cut < len(s.conv) {
 		req.BoundaryID, req.Boundary = s.hist[s.conv[cut]].ID, &s.hist[s.conv[cut]]
 	}
-	text, err := sum.Summarize(ctx, req)
-	r.SummarizerCalled = true
+	text, note, err := callSummarizer(ctx, sum, req, &r)
 	if err != nil {
-		if ctx.Err() != nil {
-			return r, ctx.Err()
-		}
-		r.Note = "summarizer failed: " + err.Error()
-		return r, nil
+		return r, err
 	}
-	if text = strings.TrimSpace(text); text == "" {
-		r.Note = "empty summary: nothing stored"
+	if note != "" {
+		r.Note = note
 		return r, nil
 	}
 	s.setSummary(text)
