@@ -126,20 +126,28 @@ func (rep *Report) sweep(ctx context.Context, r *runner) error {
 	return nil
 }
 
-// writeRows writes the comparison table; knob names the value column
-// ("" none).
-func writeRows(w io.Writer, rows []Row, knob string) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	// Strategy names are padded so that they read left-aligned.
+// strategyHead writes the head of a table with a row per strategy (the
+// knob's column first, when there is one; then the strategy, padded so
+// that names read left-aligned in a right-aligned table; then cols) and
+// returns the width of the strategy column.
+func strategyHead(tw io.Writer, rows []Row, knob, cols string) int {
 	nameW := len("strategy")
 	for _, row := range rows {
 		nameW = max(nameW, len(row.Strategy))
 	}
-	head := fmt.Sprintf("%-*s", nameW, "strategy") + "\tchats\tsteps\tcompactions\tsummarizer calls\trejected\ttokens sent\tper step\tpeak\tkept at end\tmust-keep\tpaths\tlinks\tfailures\t"
+	head := fmt.Sprintf("%-*s", nameW, "strategy") + "\t" + cols + "\t"
 	if knob != "" {
 		head = knob + "\t" + head
 	}
 	fmt.Fprintln(tw, head)
+	return nameW
+}
+
+// writeRows writes the comparison table; knob names the value column
+// ("" none).
+func writeRows(w io.Writer, rows []Row, knob string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	nameW := strategyHead(tw, rows, knob, "chats\tsteps\tcompactions\tsummarizer calls\trejected\ttokens sent\tper step\tpeak\tkept at end\tmust-keep\tpaths\tlinks\tfailures")
 	for _, row := range rows {
 		if knob != "" {
 			fmt.Fprintf(tw, "%s\t", fmtKnob(*row.Value))
@@ -235,15 +243,7 @@ func writeCostRows(w io.Writer, rows []Row, knob string) {
 	}
 	fmt.Fprintln(w, head+":")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	nameW := len("strategy")
-	for _, row := range rows {
-		nameW = max(nameW, len(row.Strategy))
-	}
-	h := fmt.Sprintf("%-*s", nameW, "strategy") + "\tcompactions\tsummarizer calls\ttokens sent\tsaved\tcache rewrites\tsummarizer in\tsummarizer out\tcache $\tsummaries $\ttotal $\tno compaction $\tprobes kept\t"
-	if knob != "" {
-		h = knob + "\t" + h
-	}
-	fmt.Fprintln(tw, h)
+	nameW := strategyHead(tw, rows, knob, "compactions\tsummarizer calls\ttokens sent\tsaved\tcache rewrites\tsummarizer in\tsummarizer out\tcache $\tsummaries $\ttotal $\tno compaction $\tprobes kept")
 	for _, row := range rows {
 		c := row.Cost
 		if c == nil {
