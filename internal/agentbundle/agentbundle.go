@@ -388,6 +388,8 @@ type sessionWriter struct {
 	// metas are the bundles' metadata, written once the whole session
 	// is read (its totals are known then).
 	metas []pendingMeta
+	// contDir is the bundle whose continuation the next segment is.
+	contDir string
 }
 
 type pendingMeta struct {
@@ -417,6 +419,13 @@ func (w *sessionWriter) segment(seg agents.Segment) error {
 			}
 		}
 	}()
+	end := len(h.Branch)
+	if len(h.Recorded) > 0 {
+		end = h.Recorded[0].Index
+	}
+	if err := w.continuation(h, end); err != nil {
+		return err
+	}
 	if seg.Compaction == nil || len(h.Recorded) == 0 {
 		return nil
 	}
@@ -481,6 +490,7 @@ func (w *sessionWriter) segment(seg agents.Segment) error {
 		}
 	}
 	w.metas = append(w.metas, pendingMeta{dir: dir, md: b.md})
+	w.contDir = dir
 	next()
 	return nil
 }

@@ -71,8 +71,12 @@ func Render(msgs []strategy.Message, opts RenderOptions) string {
 		}
 		b.WriteString(s)
 	})
-	out := b.String()
-	if cwd := strings.TrimRight(opts.Cwd, `/\`); cwd != "" {
+	return stripCwd(b.String(), opts.Cwd)
+}
+
+// stripCwd takes the working directory's prefix out of a rendering.
+func stripCwd(out, cwd string) string {
+	if cwd = strings.TrimRight(cwd, `/\`); cwd != "" {
 		esc := serialize.Esc(cwd)
 		out = strings.ReplaceAll(out, esc+"/", "")
 		out = strings.ReplaceAll(out, esc+`\`, "")

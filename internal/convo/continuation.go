@@ -1,0 +1,67 @@
+package convo
+
+import (
+	"strings"
+
+	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/strategy"
+)
+
+// OutputOpen and OutputClose wrap a tool's output in a continuation.
+const (
+	OutputOpen  = "<tool-output>"
+	OutputClose = "</tool-output>"
+)
+
+// RenderContinuation renders what a session did after a compaction as
+// Render does, with each tool's output after the turn that called it,
+// escaped, in <tool-output> elements of at most maxOutput bytes (cut at
+// a character): what the agent could learn then, so that a measure
+// knows what it did not need the briefing for. A parser of compact
+// histories that reads only <user> and <assistant> turns reads it as the
+// same history without the outputs.
+func RenderContinuation(msgs []strategy.Message, opts RenderOptions, maxOutput int) string {
+	outcomes := make(map[string]string, len(opts.Outcomes))
+	for id, s := range opts.Outcomes {
+		outcomes[id] = s
+	}
+	for _, m := range msgs {
+		if m.Role == strategy.RoleTool && m.Raw == nil {
+			if _, ok := outcomes[m.ToolCallID]; !ok {
+				outcomes[m.ToolCallID] = ToolFailure(m.Content)
+			}
+		}
+	}
+	one := opts
+	one.Outcomes, one.Previous = outcomes, ""
+	var b strings.Builder
+	turn := func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	}
+	for i := range msgs {
+		m := msgs[i]
+		if m.Role == strategy.RoleTool && m.Raw == nil {
+			if out := strings.TrimSpace(m.Content); out != "" {
+				turn(OutputOpen + serialize.Esc(cutBytes(out, maxOutput)) + OutputClose)
+			}
+			continue
+		}
+		compactTurns(msgs[i:i+1], &one, turn)
+	}
+	return stripCwd(b.String(), opts.Cwd)
+}
+
+// cutBytes returns s, or its first n bytes at most, never splitting a
+// character.
+func cutBytes(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
