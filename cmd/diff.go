@@ -15,6 +15,7 @@ import (
 
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/iostreams"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 func init() { register(newCmdDiff) }
@@ -111,7 +112,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: "+profileChoices)
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "color", "auto", "always", "never")
-	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
+	completeValues(c, "profile", mdtext.ProfileE3E, mdtext.ProfileHead)
 	completeValues(c, "fail-on", append(slices.Clone(diff.Measures), failNewlyLost)...)
 	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
@@ -186,7 +187,7 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	default:
 		return usageErr("diff: --color: want auto, always or never, not %q", opts.Color)
 	}
-	if opts.Profile != diff.ProfileE3E && opts.Profile != diff.ProfileHead {
+	if opts.Profile != mdtext.ProfileE3E && opts.Profile != mdtext.ProfileHead {
 		return usageErr("diff: --profile: unknown profile %q (want e3e or head)", opts.Profile)
 	}
 	if opts.Jobs < 0 {

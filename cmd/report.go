@@ -18,6 +18,7 @@ import (
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/report"
 )
 
@@ -94,7 +95,7 @@ func newCmdReport(f *Factory) *cobra.Command {
 	fl.IntVar(&opts.MaxSize, "max-size", 64, "keep the page under about `MB` MiB: past it, the best bundles' sections are left out (0: no limit)")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles read at once (default: the number of CPUs)")
 	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: "+profileChoices)
-	completeValues(c, "profile", diff.ProfileE3E, diff.ProfileHead)
+	completeValues(c, "profile", mdtext.ProfileE3E, mdtext.ProfileHead)
 	_ = c.MarkFlagFilename("simulate", "json")
 	_ = c.MarkFlagFilename("output", "html")
 	runNames := func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -129,7 +130,7 @@ func runReport(c *cobra.Command, opts *reportOptions) error {
 	if opts.Jobs < 0 {
 		return usageErr("report: --jobs must not be negative")
 	}
-	if opts.Profile != diff.ProfileE3E && opts.Profile != diff.ProfileHead {
+	if opts.Profile != mdtext.ProfileE3E && opts.Profile != mdtext.ProfileHead {
 		return usageErr("report: --profile: unknown profile %q (want e3e or head)", opts.Profile)
 	}
 	if opts.Output == "" {

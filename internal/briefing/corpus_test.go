@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/briefing"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/sample"
 )
@@ -125,7 +125,7 @@ func checkBriefings(t *testing.T, bundles []generatedBundle, target int) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				outs[i] = briefing.Write(bundles[i].history, briefing.Options{TargetChars: target, Profile: diff.ProfileE3E})
+				outs[i] = briefing.Write(bundles[i].history, briefing.Options{TargetChars: target, Profile: mdtext.ProfileE3E})
 			}
 		}()
 	}
@@ -145,14 +145,14 @@ func checkBriefings(t *testing.T, bundles []generatedBundle, target int) {
 			}
 		}
 		var problems []string
-		for _, v := range diff.CheckRules(out, diff.ProfileE3E) {
+		for _, v := range mdtext.CheckRules(out, mdtext.ProfileE3E) {
 			problems = append(problems, "rule "+v.Rule+": "+v.Example)
 		}
 		problems = append(problems, readability(out)...)
 		if i%4 == 0 {
 			// The head profile ends differently; its rules hold too.
-			head := briefing.Write(b.history, briefing.Options{TargetChars: target, Profile: diff.ProfileHead})
-			for _, v := range diff.CheckRules(head, diff.ProfileHead) {
+			head := briefing.Write(b.history, briefing.Options{TargetChars: target, Profile: mdtext.ProfileHead})
+			for _, v := range mdtext.CheckRules(head, mdtext.ProfileHead) {
 				problems = append(problems, "head rule "+v.Rule+": "+v.Example)
 			}
 			problems = append(problems, readability(head)...)
@@ -364,11 +364,11 @@ func FuzzWriteKeepsDiffRules(f *testing.F) {
 	f.Add("<previous-chat-history>## Earlier topics\n\nBefore the sections below, your earlier briefings held 3 more sections, from “a” to “b”. Kept from them: Do not use w1/x.ts. The user said: “Keep it.” They named [](path:w1/x y.ts) and others.\n\n## Other files\n\nYou edited [](path:w1/a.ts) and [](path:w1/b.ts). The work also named [](path:w1/c.ts).\n\n## Current working state\n\nYou ran the tests. Your next step is to fix them.</previous-chat-history>\n<user>Keep 24 per page, not 20. Fix w1/src/f.ts.</user>\n<assistant>[read: w1/src/f.ts]\n[shell: go test → exit 1]\nTS2345 again.\n[shell: go test → ✓]\n[asked user: Size → Rows: 24]</assistant>", 300, "head")
 	f.Add("<user>Never touch w1/gen/. Use `pnpm`, not npm.</user>\n<assistant>[created: w1/a.ts]\n[edited: w1/b.ts (2 edits)]\n[moved: w1/c.ts → w1/d.ts]\n[deleted: w1/e.ts]\n[shell: Build → exit 2]</assistant>\n<user>ok</user>\n<assistant>Done?</assistant>", 150, "e3e")
 	f.Fuzz(func(t *testing.T, compact string, target int, profile string) {
-		if profile != diff.ProfileHead {
-			profile = diff.ProfileE3E
+		if profile != mdtext.ProfileHead {
+			profile = mdtext.ProfileE3E
 		}
 		out := briefing.Write(compact, briefing.Options{TargetChars: target % 100000, Profile: profile})
-		for _, v := range diff.CheckRules(out, profile) {
+		for _, v := range mdtext.CheckRules(out, profile) {
 			t.Fatalf("rule %s: %s\n--- input ---\n%q\n--- briefing ---\n%s", v.Rule, v.Example, compact, out)
 		}
 	})
@@ -384,7 +384,7 @@ func TestPathAfterANumberSignKeepsTheRules(t *testing.T) {
 	} {
 		for _, profile := range []string{"e3e", "head"} {
 			out := briefing.Write(in, briefing.Options{TargetChars: 30000, Profile: profile})
-			if v := diff.CheckRules(out, profile); len(v) != 0 {
+			if v := mdtext.CheckRules(out, profile); len(v) != 0 {
 				t.Errorf("%s, %s: %v\n%s", in, profile, v, out)
 			}
 		}

@@ -3,6 +3,3 @@ package briefing
 // RaceEnabled tells the external tests whether the race detector is on, to
 // size their work down.
 const RaceEnabled = raceEnabled
-
-// IsDecision is the writer's decision heuristic, for the external tests.
-var IsDecision = isDecision

@@ -2,6 +2,8 @@ package briefing
 
 import (
 	"strings"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // This file finds what a condensed section must still say of the user's
@@ -17,272 +19,20 @@ const (
 	maxKeyScan  = 40  // sentences of one user turn looked at
 )
 
-// decisionCueWords, decisionPhrases and negPhrases are the cues a decision
-// may hold anywhere, as whole words (lower case, with the apostrophes
-// people type); the phrases are only looked for when the text holds a
-// part of them.
-var (
-	decisionCueWords = append(strings.Fields("must never always should shouldnt prefer prefers preferred instead avoid ensure"), "shouldn't", "shouldn’t")
-	decisionPhrases  = []string{"ought to", "rather than", "make sure", "from now on", "going forward", "you need to", "you have to", "we need to", "we have to"}
-	negPhrases       = func() []string {
-		var out []string
-		for _, neg := range []string{"don't", "don’t", "dont", "do not"} {
-			out = append(out, "we "+neg)
-			for _, v := range []string{"want", "like", "need", "use"} {
-				out = append(out, "i "+neg+" "+v)
-			}
-		}
-		return out
-	}()
-)
-
-var (
-	clauseCues = map[string]bool{"use": true, "keep": true, "only": true, "ignore": true, "stop": true, "leave": true, "stick": true, "skip": true, "dont": true}
-	notNoCues  = map[string]bool{"problem": true, "problems": true, "worries": true, "idea": true, "thanks": true, "luck": true, "rush": true}
-	// clauseJoins open a clause when they stand as words before white
-	// space; clauseFillers may come before an imperative.
-	clauseJoins   = []string{"and", "but", "so", "then"}
-	clauseFillers = []string{"please", "pls", "just", "also", "and", "but", "so", "then", "let's", "let’s", "lets", "let us", "we'll", "we’ll", "we will", "i'd", "i’d"}
-)
-
 // isDecision reports whether a sentence of the user's states a decision,
-// a preference, a constraint or a rule: a cue such as must, never, prefer,
-// instead or ", not X" anywhere, or an imperative such as don't, use,
-// keep, only, skip, go with or "no X" at the start of a clause (the start
-// of the sentence, after , ; : ( or a dash, or after and, but, so, then),
-// maybe after please, just, also, let's and the like. A question is not a
-// decision. (The heuristic is that of the measures' decisions, written
-// without regular expressions.)
+// a preference, a constraint or a rule: the heuristic of the measures
+// (mdtext.IsDecision), so that the writer keeps what `compact diff` and
+// `compact eval` count. A question is not a decision, here also when its
+// '?' is followed by closing quotes or brackets.
 func isDecision(s string) bool {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.HasSuffix(strings.TrimRight(s, closers), "?") || len(s) > 400 {
+	if strings.HasSuffix(strings.TrimRight(strings.TrimSpace(s), closers), "?") {
 		return false
 	}
-	l := asciiLower(s)
-	for _, p := range decisionCueWords {
-		if hasWord(l, p) {
-			return true
-		}
-	}
-	if strings.Contains(l, " to") || strings.Contains(l, "sure") || strings.Contains(l, "from now") || strings.Contains(l, "going") || strings.Contains(l, " than") {
-		for _, p := range decisionPhrases {
-			if hasWord(l, p) {
-				return true
-			}
-		}
-	}
-	if strings.Contains(l, "don") || strings.Contains(l, "do not") {
-		for _, p := range negPhrases {
-			if hasWord(l, p) {
-				return true
-			}
-		}
-	}
-	if commaNot(l) {
-		return true
-	}
-	if !mayHoldClauseCue(l) {
-		return false
-	}
-	for p := 0; p < len(l) || p == 0; {
-		e, ok := clauseAt(l, p)
-		if !ok {
-			p++
-			continue
-		}
-		e = skipFillers(l, e)
-		w1, sepc, w2 := twoWords(l[e:])
-		switch {
-		case clauseCues[w1]:
-			return true
-		case w1 == "don" && (sepc == '\'' || sepc == 0xe2): // don't, don’t
-			return true
-		case w1 == "do" && w2 == "not":
-			return true
-		case w1 == "go" && w2 == "with":
-			return true
-		case w1 == "no" && sepc == ' ' && w2 != "" && !notNoCues[w2]:
-			return true
-		}
-		p = max(e, p+1)
-	}
-	return false
-}
-
-// clauseCueParts are parts of every clause cue: a text without any of
-// them starts no clause with one.
-var clauseCueParts = []string{"use", "keep", "only", "ignore", "stop", "leave", "stick", "skip", "don", "do not", "go with", "no"}
-
-func mayHoldClauseCue(l string) bool {
-	for _, p := range clauseCueParts {
-		// A cue is read as letters (twoWords): what follows it is no
-		// letter.
-		for i := 0; ; {
-			k := strings.Index(l[i:], p)
-			if k < 0 {
-				break
-			}
-			if e := i + k + len(p); e == len(l) || !(l[e] >= 'a' && l[e] <= 'z') {
-				return true
-			}
-			i += k + 1
-		}
-	}
-	return false
-}
-
-// maybeClauseStart is clauseStart's quick test for 0 < i < len(s): the
-// byte before i ends , ; : ( or a dash, or a word followed by white space.
-func maybeClauseStart(s string, i int) bool {
-	switch c := s[i-1]; {
-	case c == ',' || c == ';' || c == ':' || c == '(' || c == '-' || c == 0x93 || c == 0x94:
-		return true
-	case isWordByte(c):
-		return isSpaceASCII(s[i])
-	}
-	return false
-}
-
-// asciiLower lower-cases the ASCII letters of s, keeping every offset.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			b := []byte(s)
-			for k := i; k < len(b); k++ {
-				if 'A' <= b[k] && b[k] <= 'Z' {
-					b[k] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
+	return mdtext.IsDecision(s)
 }
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
-// hasWord reports whether w occurs in s as whole words.
-func hasWord(s, w string) bool {
-	for i := 0; ; {
-		k := strings.Index(s[i:], w)
-		if k < 0 {
-			return false
-		}
-		a, b := i+k, i+k+len(w)
-		if (a == 0 || !isWordByte(s[a-1]) || !isWordByte(w[0])) && (b == len(s) || !isWordByte(s[b]) || !isWordByte(w[len(w)-1])) {
-			return true
-		}
-		i = a + 1
-	}
-}
-
-func isSpaceASCII(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
-
-// commaNot finds a contrast ", not X" ("2px, not 3px").
-func commaNot(s string) bool {
-	for i := 0; ; {
-		k := strings.IndexByte(s[i:], ',')
-		if k < 0 {
-			return false
-		}
-		j := i + k + 1
-		for j < len(s) && isSpaceASCII(s[j]) {
-			j++
-		}
-		if strings.HasPrefix(s[j:], "not") {
-			e := j + 3
-			n := e
-			for n < len(s) && isSpaceASCII(s[n]) {
-				n++
-			}
-			if n > e && n < len(s) {
-				return true
-			}
-		}
-		i = i + k + 1
-	}
-}
-
-// clauseAt matches the start of a clause at offset p of s (lower case)
-// as the measures' heuristic does, scanning left to right with matches
-// that do not overlap: the start of the text; , ; : ( or a dash and any
-// white space; white space, '-' and white space; the word and, but, so or
-// then and white space. It returns where the match ends.
-func clauseAt(s string, p int) (int, bool) {
-	skip := func(j int) int {
-		for j < len(s) && isSpaceASCII(s[j]) {
-			j++
-		}
-		return j
-	}
-	switch {
-	case p == 0:
-		return 0, true
-	case p >= len(s):
-		return 0, false
-	}
-	switch c := s[p]; {
-	case c == ',' || c == ';' || c == ':' || c == '(':
-		return skip(p + 1), true
-	case c == 0xe2 && (strings.HasPrefix(s[p:], "—") || strings.HasPrefix(s[p:], "–")):
-		return skip(p + 3), true
-	case isSpaceASCII(c):
-		if p+2 < len(s) && s[p+1] == '-' && isSpaceASCII(s[p+2]) {
-			return skip(p + 2), true
-		}
-		return 0, false
-	case isWordByte(s[p-1]):
-		return 0, false
-	}
-	for _, w := range clauseJoins {
-		if e := p + len(w); strings.HasPrefix(s[p:], w) && e < len(s) && isSpaceASCII(s[e]) {
-			return skip(e), true
-		}
-	}
-	return 0, false
-}
-
-// skipFillers skips the filler words that may come before an imperative
-// ("please", "just", "let's"), each followed by white space.
-func skipFillers(s string, j int) int {
-	for {
-		moved := false
-		for _, f := range clauseFillers {
-			if strings.HasPrefix(s[j:], f) && j+len(f) < len(s) && isSpaceASCII(s[j+len(f)]) {
-				j += len(f)
-				for j < len(s) && isSpaceASCII(s[j]) {
-					j++
-				}
-				moved = true
-				break
-			}
-		}
-		if !moved {
-			return j
-		}
-	}
-}
-
-// twoWords returns the first two words of s in lower case (letters only)
-// and the byte that follows the first.
-func twoWords(s string) (w1 string, sepc byte, w2 string) {
-	word := func(s string) (string, string) {
-		i := 0
-		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
-			i++
-		}
-		return strings.ToLower(s[:i]), s[i:]
-	}
-	w1, rest := word(s)
-	if rest != "" {
-		sepc = rest[0]
-	}
-	if sepc == ' ' {
-		w2, _ = word(strings.TrimLeft(rest, " "))
-	}
-	return w1, sepc, w2
 }
 
 // hasValue reports whether a sentence gives an exact value: a number of

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/compactlab/compact/internal/briefing"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // probeBundle is a compact history with its probes and, when there is
@@ -224,13 +224,13 @@ func TestBriefingKeepsEveryProbeKind(t *testing.T) {
 	}
 	full := briefing.Write(in, briefing.Options{})
 	size := len([]rune(full))
-	for _, profile := range []string{diff.ProfileE3E, diff.ProfileHead} {
+	for _, profile := range []string{mdtext.ProfileE3E, mdtext.ProfileHead} {
 		for _, target := range []int{briefing.DefaultTargetChars, size / 2, size / 3} {
 			out := briefing.Write(in, briefing.Options{TargetChars: target, Profile: profile})
 			if n := len([]rune(out)); n > target {
 				t.Errorf("%s at %d: %d characters, over the target", profile, target, n)
 			}
-			for _, v := range diff.CheckRules(out, profile) {
+			for _, v := range mdtext.CheckRules(out, profile) {
 				t.Errorf("%s at %d: rule %s: %s", profile, target, v.Rule, v.Example)
 			}
 			s := eval.ScoreBriefing("builtin", out, probes)
@@ -351,72 +351,4 @@ func TestSmallTargetBriefingsKeepTheRules(t *testing.T) {
 	for _, target := range []int{6000, 3000, 1500} {
 		checkBriefings(t, bundles, target)
 	}
-}
-
-// TestDecisionHeuristicAgreesWithTheMeasures: the writer's decision
-// heuristic (written without regular expressions, for speed) answers as
-// the one of `compact diff` and `compact eval` (diff.IsDecision) on the
-// sentences of that heuristic's test set and on every sentence the users
-// of the conformance corpus and the sample wrote.
-func TestDecisionHeuristicAgreesWithTheMeasures(t *testing.T) {
-	sents := []string{
-		"It should be the brand teal (#0f766e) like in the design, see the screenshot.",
-		"Thanks! One more: the focus ring should be 2px, not 3px.", "You must not change the public API.",
-		"I prefer composition over inheritance here.", "Use a cursor on (created_at, id), not offsets.",
-		"We use pnpm, not npm.", "I don't want a new dependency for this.", "We don't use default exports.",
-		"Keep it under 100 lines rather than splitting it.", "Also, the disabled variant still uses the old grey #9ca3af; use --color-muted.",
-		"Fine, ignore that warning.", "Don't commit, I'll do it myself.", "Please do not touch the generated files.",
-		"Only touch files under src/.", "Yes, leave it.", "Skip e2e, it's flaky on this machine.",
-		"Add a 'Load more' button, no infinite scroll for now.", "No bullets in the release notes.",
-		"Let's go with the second option.", "Stick to the existing naming scheme.", "And use the same colours as the header.",
-		"Should I use tabs or spaces?", "Just list the changed files.", "I keep getting this error.", "It only fails on CI.",
-		"I don't see any.", "When I pick System and then switch the OS theme, the app doesn't follow.",
-		"No, that's wrong.", "No problem, thanks.", "The users of this app are mostly on mobile.", "Yes, go ahead.",
-		"The nightly job never finishes.", "Do it - use the old one.", "Fine — keep it.", "so, no tabs", "Just, please keep it.",
-		"We’ll use yarn.", "Let us skip it.", "it's ok,not great", "and then stop", "Sure thing, nothing else.",
-		"I'd keep the old names and, then, use the new ones.", "Ok;leave", "(only the header)", "USE TABS.", "I DON'T WANT IT.",
-	}
-	for _, b := range conformanceProbeBundles(t) {
-		for _, turn := range diff.ParseHistory(b.history).Turns {
-			if turn.Role == diff.FromUser {
-				sents = append(sents, diff.Sentences(turn.Text)...)
-			}
-		}
-	}
-	hist, _ := sampleBundles(t, 5)
-	for _, g := range hist {
-		for _, turn := range diff.ParseHistory(g.history).Turns {
-			if turn.Role == diff.FromUser {
-				sents = append(sents, diff.Sentences(turn.Text)...)
-			}
-		}
-	}
-	bad := 0
-	for _, s := range sents {
-		if got, want := briefing.IsDecision(s), diff.IsDecision(s); got != want {
-			bad++
-			if bad <= 20 {
-				t.Errorf("isDecision(%q) = %v, diff.IsDecision says %v", s, got, want)
-			}
-		}
-	}
-	t.Logf("%d sentences, %d disagreements", len(sents), bad)
-}
-
-// FuzzDecisionHeuristic: the writer's decision heuristic and the
-// measures' agree on any sentence without the two letters that case-fold
-// to ASCII ones (ſ and the Kelvin sign, which the measures' expressions
-// read as s and k in some places and not in others).
-func FuzzDecisionHeuristic(f *testing.F) {
-	for _, s := range []string{"Use a cursor, not offsets.", "Please, just keep it.", "(only the header)", "x — no tabs", "And use it - skip that"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if strings.ContainsAny(s, "ſ\u212a") {
-			return
-		}
-		if got, want := briefing.IsDecision(s), diff.IsDecision(s); got != want {
-			t.Fatalf("isDecision(%q) = %v, diff.IsDecision says %v", s, got, want)
-		}
-	})
 }

@@ -14,7 +14,7 @@
 //     tool call.
 //
 // It also renders generic messages back into the compact-history layout the
-// must-keep measures of internal/diff read (CompactHistory), and measures how many must-keep items of the compacted
+// must-keep measures of internal/mdtext read (CompactHistory), and measures how many must-keep items of the compacted
 // messages a summary kept (MeasureRetention).
 //
 // # The JSONL format

@@ -14,8 +14,8 @@ import (
 // CompactHistory renders messages in the layout of the compact history the
 // compression model reads (spec §6): previous, when not empty, inside
 // <previous-chat-history>, then one <user> or <assistant> turn per message,
-// joined with "\n": what the must-keep measures of internal/diff read
-// (diff.ParseHistory), and what the builtin briefing writer reads.
+// joined with "\n": what the must-keep measures of internal/mdtext read
+// (mdtext.ParseHistory), and what the builtin briefing writer reads.
 //
 // A message with Raw (stagewise) is serialized as the app serializes it,
 // with the given profile (nil: e3e), its stored briefing ignored; the tool

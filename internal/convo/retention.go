@@ -3,7 +3,7 @@ package convo
 import (
 	"strings"
 
-	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/strategy"
 )
@@ -11,17 +11,17 @@ import (
 // RetentionKinds are the must-keep kinds Retention measures, in report
 // order: mount-prefixed paths and [](path:…) links, markdown links, and
 // failed tool outcomes (✗, exit N, timed out).
-var RetentionKinds = []diff.Kind{diff.KindPath, diff.KindLink, diff.KindFailure}
+var RetentionKinds = []mdtext.Kind{mdtext.KindPath, mdtext.KindLink, mdtext.KindFailure}
 
 // Retention is how many must-keep items of the compacted messages a
 // summary kept.
 type Retention struct {
-	Items  int                      `json:"items"`
-	Kept   int                      `json:"kept"`
-	ByKind map[diff.Kind]*KindCount `json:"byKind"`
+	Items  int                        `json:"items"`
+	Kept   int                        `json:"kept"`
+	ByKind map[mdtext.Kind]*KindCount `json:"byKind"`
 	// Lost lists the items the summary lost, in the order of
 	// RetentionKinds.
-	Lost []diff.Item `json:"lost"`
+	Lost []mdtext.Item `json:"lost"`
 }
 
 // KindCount counts the items of one kind.
@@ -44,34 +44,31 @@ var retentionChunk = 64 << 10
 
 // MeasureRetention finds the must-keep items of compacted (rendered with
 // CompactHistory) and checks which of them summary keeps, with the item
-// rules and kept checks of internal/diff (diff.MustKeep, diff.Compare):
-// only the kinds of RetentionKinds count.
+// rules and kept checks of `compact diff` (mdtext.Needs,
+// mdtext.Briefing.Keeps): only the kinds of RetentionKinds count.
 //
 // The history is measured in pieces of whole turns, about retentionChunk
 // bytes each, and the items merged (first appearance wins, as within one
-// diff.Compare): diff.ParseHistory looks ahead to the end of its input for
-// every turn, quadratic over a whole long history (a 200,000-message
+// mdtext.Needs): mdtext.ParseHistory looks ahead to the end of its input
+// for every turn, quadratic over a whole long history (a 200,000-message
 // simulation spent nearly all its time there), linear over bounded
 // pieces. The result is the same: a turn's items do not depend on the
 // other turns, an item's kept check only on the item and the summary,
 // and items are told apart by kind and value for these kinds.
 func MeasureRetention(compacted []strategy.Message, summary string, profile *serialize.Profile) Retention {
-	r := Retention{ByKind: map[diff.Kind]*KindCount{}, Lost: []diff.Item{}}
+	r := Retention{ByKind: map[mdtext.Kind]*KindCount{}, Lost: []mdtext.Item{}}
 	for _, k := range RetentionKinds {
 		r.ByKind[k] = &KindCount{}
 	}
 	if len(compacted) == 0 {
 		return r
 	}
-	name := ""
-	if profile != nil {
-		name = profile.Name
-	}
-	seen := map[diff.Kind]map[string]bool{}
+	sum := mdtext.NewBriefing(summary)
+	seen := map[mdtext.Kind]map[string]bool{}
 	for _, k := range RetentionKinds {
 		seen[k] = map[string]bool{}
 	}
-	first := func(it diff.Item) bool {
+	first := func(it mdtext.Item) bool {
 		s, want := seen[it.Kind]
 		if !want || s[it.Value] {
 			return false
@@ -79,24 +76,22 @@ func MeasureRetention(compacted []strategy.Message, summary string, profile *ser
 		s[it.Value] = true
 		return true
 	}
-	lost := map[diff.Kind][]diff.Item{}
+	lost := map[mdtext.Kind][]mdtext.Item{}
 	var b strings.Builder
 	measure := func() {
-		c := diff.Compare(diff.Input{A: summary, History: b.String(), HasHistory: true, Profile: name})
+		items := mdtext.Needs(mdtext.ParseHistory(b.String()))
 		b.Reset()
-		for _, it := range c.A.Kept {
-			if first(it) {
-				r.Items++
-				r.Kept++
-				r.ByKind[it.Kind].Total++
-				r.ByKind[it.Kind].Kept++
+		for _, it := range items {
+			if !first(it.Item) {
+				continue
 			}
-		}
-		for _, it := range c.A.Lost {
-			if first(it) {
-				r.Items++
-				r.ByKind[it.Kind].Total++
-				lost[it.Kind] = append(lost[it.Kind], it)
+			r.Items++
+			r.ByKind[it.Kind].Total++
+			if sum.Keeps(it) {
+				r.Kept++
+				r.ByKind[it.Kind].Kept++
+			} else {
+				lost[it.Kind] = append(lost[it.Kind], it.Item)
 			}
 		}
 	}

@@ -8,31 +8,36 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
-// measureRetentionWhole is MeasureRetention as it was: one diff.Compare
-// over the whole compact history (quadratic on long histories).
+// measureRetentionWhole is MeasureRetention as it was: the kept check of
+// every item of the whole compact history at once (what one diff.Compare
+// over it measured; slow on long histories).
 func measureRetentionWhole(compacted []strategy.Message, summary string, profile *serialize.Profile) Retention {
-	r := Retention{ByKind: map[diff.Kind]*KindCount{}, Lost: []diff.Item{}}
+	r := Retention{ByKind: map[mdtext.Kind]*KindCount{}, Lost: []mdtext.Item{}}
 	for _, k := range RetentionKinds {
 		r.ByKind[k] = &KindCount{}
 	}
 	if len(compacted) == 0 {
 		return r
 	}
-	name := ""
-	if profile != nil {
-		name = profile.Name
+	b := mdtext.NewBriefing(summary)
+	var kept, lost []mdtext.Item
+	for _, it := range mdtext.Needs(mdtext.ParseHistory(CompactHistory(compacted, "", profile))) {
+		if b.Keeps(it) {
+			kept = append(kept, it.Item)
+		} else {
+			lost = append(lost, it.Item)
+		}
 	}
-	c := diff.Compare(diff.Input{A: summary, History: CompactHistory(compacted, "", profile), HasHistory: true, Profile: name})
-	want := map[diff.Kind]bool{}
+	want := map[mdtext.Kind]bool{}
 	for _, k := range RetentionKinds {
 		want[k] = true
 	}
-	for _, it := range c.A.Kept {
+	for _, it := range kept {
 		if want[it.Kind] {
 			r.Items++
 			r.Kept++
@@ -41,7 +46,7 @@ func measureRetentionWhole(compacted []strategy.Message, summary string, profile
 		}
 	}
 	for _, k := range RetentionKinds {
-		for _, it := range c.A.Lost {
+		for _, it := range lost {
 			if it.Kind == k {
 				r.Items++
 				r.ByKind[k].Total++
@@ -81,7 +86,7 @@ func mixedHistory(n int) []strategy.Message {
 }
 
 // TestMeasureRetentionInPiecesIsTheWhole: measuring the compact history
-// in pieces (down to one turn a piece) gives what one diff.Compare over
+// in pieces (down to one turn a piece) gives what one kept check over
 // the whole history gives, on the example histories, the sample
 // database's chats (stagewise serializer, both profiles) and a history
 // whose items recur.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // A baseline run is what a pull request is judged against: the report's
@@ -37,21 +39,21 @@ type Baseline struct {
 
 // BaselineSide sums one briefing over the bundles of a Baseline.
 type BaselineSide struct {
-	Chars       int          `json:"chars"`
-	MedianChars float64      `json:"medianChars"`
-	OverTarget  int          `json:"overTarget"`
-	Items       int          `json:"items"`
-	Kept        int          `json:"kept"`
-	Lost        map[Kind]int `json:"lost"`
-	Violations  int          `json:"violations"`
-	Leaks       int          `json:"leaks"`
+	Chars       int                 `json:"chars"`
+	MedianChars float64             `json:"medianChars"`
+	OverTarget  int                 `json:"overTarget"`
+	Items       int                 `json:"items"`
+	Kept        int                 `json:"kept"`
+	Lost        map[mdtext.Kind]int `json:"lost"`
+	Violations  int                 `json:"violations"`
+	Leaks       int                 `json:"leaks"`
 }
 
 // BaselineItem is one must-keep item of a bundle.
 type BaselineItem struct {
-	Bundle string `json:"bundle"`
-	Kind   Kind   `json:"kind"`
-	Value  string `json:"value"`
+	Bundle string      `json:"bundle"`
+	Kind   mdtext.Kind `json:"kind"`
+	Value  string      `json:"value"`
 }
 
 // NewBaseline compares the comparisons cs (A against the candidate run)
@@ -74,7 +76,7 @@ func NewBaseline(run string, cs, base []*Comparison) *Baseline {
 		addBaselineSide(&bl.Base, &bc.B)
 		addBaselineSide(&bl.B, &c.B)
 		charsA, charsBase, charsB = append(charsA, float64(c.A.Chars)), append(charsBase, float64(bc.B.Chars)), append(charsB, float64(c.B.Chars))
-		key := func(it Item) string { return string(it.Kind) + "\x00" + it.Value }
+		key := func(it mdtext.Item) string { return string(it.Kind) + "\x00" + it.Value }
 		lostBase, lostB := map[string]bool{}, map[string]bool{}
 		for _, it := range bc.B.Lost {
 			lostBase[key(it)] = true
@@ -102,8 +104,8 @@ func NewBaseline(run string, cs, base []*Comparison) *Baseline {
 
 func addBaselineSide(t *BaselineSide, s *Side) {
 	if t.Lost == nil {
-		t.Lost = map[Kind]int{}
-		for _, k := range Kinds {
+		t.Lost = map[mdtext.Kind]int{}
+		for _, k := range mdtext.Kinds {
 			t.Lost[k] = 0
 		}
 	}
@@ -123,7 +125,7 @@ func addBaselineSide(t *BaselineSide, s *Side) {
 }
 
 // NewlyLostOf are the items of kind newly lost, in bundle order.
-func (b *Baseline) NewlyLostOf(kind Kind) []BaselineItem {
+func (b *Baseline) NewlyLostOf(kind mdtext.Kind) []BaselineItem {
 	var out []BaselineItem
 	for _, it := range b.NewlyLost {
 		if it.Kind == kind {
@@ -177,8 +179,8 @@ func writeBaselineMarkdown(w *bufio.Writer, r *Report, root string) {
 		}
 		return fmt.Sprintf("%s of %d", pct(float64(s.Kept)/float64(s.Items)), s.Items)
 	})
-	row("↳ paths lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[KindPath]) })
-	row("↳ decisions lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[KindDecision]) })
+	row("↳ paths lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[mdtext.KindPath]) })
+	row("↳ decisions lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[mdtext.KindDecision]) })
 	row("rules broken", func(s *BaselineSide) string { return strconv.Itoa(s.Violations) })
 	row("leaks", func(s *BaselineSide) string { return strconv.Itoa(s.Leaks) })
 	w.WriteString("\n")
@@ -203,7 +205,7 @@ func writeBaselineMarkdown(w *bufio.Writer, r *Report, root string) {
 				fmt.Fprintf(w, "| … | and %d more (`--json` lists them all) |\n", len(items)-i)
 				break
 			}
-			fmt.Fprintf(w, "| %s | %s |\n", mdCell(mdCode(relTo(root, it.Bundle))), mdCell(mdCode(clip(it.Value, 200))))
+			fmt.Fprintf(w, "| %s | %s |\n", mdCell(mdCode(relTo(root, it.Bundle))), mdCell(mdCode(mdtext.Clip(it.Value, 200))))
 		}
 		w.WriteString("\n</details>\n\n")
 	}
@@ -211,7 +213,7 @@ func writeBaselineMarkdown(w *bufio.Writer, r *Report, root string) {
 
 // baselineKinds orders the kinds of items newly lost: paths and
 // decisions, what a reviewer looks for first, then the others.
-var baselineKinds = []Kind{KindPath, KindDecision, KindFailure, KindLink, KindColor, KindHeading}
+var baselineKinds = []mdtext.Kind{mdtext.KindPath, mdtext.KindDecision, mdtext.KindFailure, mdtext.KindLink, mdtext.KindColor, mdtext.KindHeading}
 
 // lostText counts the items newly lost by kind: "3 paths, 2 decisions
 // and 40 headings".
@@ -249,8 +251,8 @@ func writeBaselineText(w *bufio.Writer, r *Report, root string, worst int) {
 		cell  func(s *BaselineSide) string
 	}{
 		{"chars, median", func(s *BaselineSide) string { return strconv.FormatFloat(s.MedianChars, 'f', -1, 64) }},
-		{"paths lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[KindPath]) }},
-		{"decisions lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[KindDecision]) }},
+		{"paths lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[mdtext.KindPath]) }},
+		{"decisions lost", func(s *BaselineSide) string { return strconv.Itoa(s.Lost[mdtext.KindDecision]) }},
 		{"rules broken", func(s *BaselineSide) string { return strconv.Itoa(s.Violations) }},
 		{"leaks", func(s *BaselineSide) string { return strconv.Itoa(s.Leaks) }},
 	} {
@@ -271,6 +273,6 @@ func writeBaselineText(w *bufio.Writer, r *Report, root string, worst int) {
 			fmt.Fprintf(w, "  and %d more (--json lists them all)\n", len(items)-i)
 			break
 		}
-		fmt.Fprintf(w, "  %s  %s %s\n", relTo(root, it.Bundle), it.Kind, clip(it.Value, 120))
+		fmt.Fprintf(w, "  %s  %s %s\n", relTo(root, it.Bundle), it.Kind, mdtext.Clip(it.Value, 120))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // baselineReport is goldenReport with a baseline run: the same bundles
@@ -72,11 +74,11 @@ func TestBaselineNewlyLost(t *testing.T) {
 		t.Fatalf("bundles %d, missing %v", bl.Bundles, bl.Missing)
 	}
 	for _, it := range bl.NewlyLost {
-		if it.Bundle == "prerelease/001-button/compression-001" && it.Kind == KindDecision {
+		if it.Bundle == "prerelease/001-button/compression-001" && it.Kind == mdtext.KindDecision {
 			t.Errorf("%v is newly lost, but the baseline lost it too", it)
 		}
 	}
-	if len(bl.NewlyLostOf(KindPath)) != 1 || bl.Worse != 1 {
+	if len(bl.NewlyLostOf(mdtext.KindPath)) != 1 || bl.Worse != 1 {
 		t.Errorf("newly lost %v in %d bundles", bl.NewlyLost, bl.Worse)
 	}
 	var js bytes.Buffer

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // lcsDP is the textbook O(n·m) LCS, the reference for the bit-parallel one.
@@ -54,8 +56,8 @@ func TestLCSScratchMatchesDP(t *testing.T) {
 }
 
 func TestLCSLengthStrings(t *testing.T) {
-	a := Words("the cat sat on the mat and the dog sat on the log")
-	b := Words("a cat sat on a mat and a dog lay on the log")
+	a := mdtext.Words("the cat sat on the mat and the dog sat on the log")
+	b := mdtext.Words("a cat sat on a mat and a dog lay on the log")
 	if got := LCSLength(a, b); got != 9 {
 		t.Errorf("LCSLength = %d, want 9", got)
 	}
@@ -124,7 +126,7 @@ func TestTokensMatchWords(t *testing.T) {
 	s := "Ünïcode Words, UPPER case. And i.e. w1/src/A.ts!\nNext line? ÉTÉ été"
 	d := newWordDict()
 	tk := d.tokens(s)
-	ws := Words(s)
+	ws := mdtext.Words(s)
 	if len(tk.ids) != len(ws) {
 		t.Fatalf("%d ids for %d words", len(tk.ids), len(ws))
 	}
@@ -143,31 +145,19 @@ func TestTokensMatchWords(t *testing.T) {
 }
 
 func TestSentenceReuseBudget(t *testing.T) {
-	a := analyzeAll(Sentences("You changed the teal button. The user approved the change. Tests passed."))
-	b := newCoverIndex(analyzeAll(Sentences("You changed the teal button. The change was approved by the user.")))
+	a := mdtext.NewBriefing("You changed the teal button. The user approved the change. Tests passed.")
+	b := mdtext.NewBriefing("You changed the teal button. The change was approved by the user.")
 	total, reused, bounded := sentenceReuse(a, b, ReuseVisitBudget)
 	if total != 3 || reused != 2 || bounded {
 		t.Fatalf("exact: %d/%d bounded %v, want 2/3 false", reused, total, bounded)
 	}
 	// Budget 1: the first paraphrase query spends it; later sentences
 	// count only when repeated verbatim.
-	b = newCoverIndex(analyzeAll(Sentences("The change was approved by the user. You changed the teal button.")))
-	a = analyzeAll(Sentences("The user approved the change. Tests passed. You changed the teal button."))
+	b = mdtext.NewBriefing("The change was approved by the user. You changed the teal button.")
+	a = mdtext.NewBriefing("The user approved the change. Tests passed. You changed the teal button.")
 	total, reused, bounded = sentenceReuse(a, b, 1)
 	if total != 3 || reused != 2 || !bounded {
 		t.Fatalf("budget 1: %d/%d bounded %v, want 2/3 true", reused, total, bounded)
-	}
-}
-
-func TestCoverIndexResetsBetweenQueries(t *testing.T) {
-	ix := newCoverIndex(analyzeAll([]string{"Alpha beta.", "Gamma delta.", "Epsilon zeta.", "Alpha zeta."}))
-	for range 3 {
-		if _, ok := ix.best(ContentWords("alpha beta"), 1, false); !ok {
-			t.Fatal("alpha beta not found")
-		}
-		if share, ok := ix.best(ContentWords("beta epsilon"), 1, false); ok || share != 0.5 {
-			t.Fatalf("beta epsilon: %v %v, want 0.5 false", share, ok)
-		}
 	}
 }
 
@@ -231,7 +221,7 @@ func TestNormalSizeIsExact(t *testing.T) {
 	}
 	d := newWordDict()
 	want := lcsDP(d.tokens(a).ids[:3000], d.tokens(b).ids[:3000])
-	if got := LCSLength(Words(a)[:3000], Words(b)[:3000]); got != want {
+	if got := LCSLength(mdtext.Words(a)[:3000], mdtext.Words(b)[:3000]); got != want {
 		t.Errorf("LCSLength = %d, want %d", got, want)
 	}
 	for _, g := range []*Comparison{goldenReport(true).Comparisons[0], goldenReport(true).Comparisons[1]} {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -51,7 +52,7 @@ type Options struct {
 	Run string
 	// Target is the size target (DefaultTarget when 0).
 	Target int
-	// Profile applies to bundles whose metadata does not tell (ProfileE3E
+	// Profile applies to bundles whose metadata does not tell (mdtext.ProfileE3E
 	// when empty). metadata.json written at e3e has slashIdsResolved.
 	Profile string
 	// WithDiffs asks for the unified diff text of changed sections.
@@ -364,7 +365,7 @@ func pickReplay(runs []Replay, run string) (*Replay, error) {
 	}
 	var failed []string
 	for _, s := range states {
-		failed = append(failed, s.Run+" failed ("+clip(s.Error, 100)+")")
+		failed = append(failed, s.Run+" failed ("+mdtext.Clip(s.Error, 100)+")")
 	}
 	return nil, &NoAnswerError{Runs: states, Msg: "no replay with an answer: " + strings.Join(failed, ", ")}
 }
@@ -480,16 +481,16 @@ func loadBeside(in *Input, dir string) {
 			in.Compression = md.CompressionNumber
 		}
 		if md.hasSlash {
-			in.Profile = ProfileE3E
+			in.Profile = mdtext.ProfileE3E
 		} else {
-			in.Profile = ProfileHead
+			in.Profile = mdtext.ProfileHead
 		}
 		return
 	case !errors.Is(err, fs.ErrNotExist):
 		in.Warnings = append(in.Warnings, bundleFileErr(err).Error()+"; previous size taken from the compact history")
 	}
 	if in.HasHistory {
-		if h := ParseHistory(in.History); h.HasPrevious {
+		if h := mdtext.ParseHistory(in.History); h.HasPrevious {
 			in.PreviousChars, in.HasPrevious = len16(h.Previous), true
 		}
 	}

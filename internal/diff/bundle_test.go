@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // corpusChannel is a channel of real bundles from the conformance corpus.
@@ -163,13 +165,13 @@ func TestLoadFilesFindsTheHistoryBesideA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !in.HasHistory || !in.HasPrevious || in.PreviousChars != 1234 || in.Bundle != src || in.Profile != ProfileE3E {
+	if !in.HasHistory || !in.HasPrevious || in.PreviousChars != 1234 || in.Bundle != src || in.Profile != mdtext.ProfileE3E {
 		t.Errorf("history %v previous %v %d bundle %s profile %s", in.HasHistory, in.HasPrevious, in.PreviousChars, in.Bundle, in.Profile)
 	}
 	loose := filepath.Join(t.TempDir(), "a.md")
 	writeFile(t, loose, "## A\n\nx")
-	in, err = LoadFiles(loose, other, Options{Profile: ProfileHead})
-	if err != nil || in.HasHistory || in.Bundle != loose || in.Profile != ProfileHead {
+	in, err = LoadFiles(loose, other, Options{Profile: mdtext.ProfileHead})
+	if err != nil || in.HasHistory || in.Bundle != loose || in.Profile != mdtext.ProfileHead {
 		t.Errorf("loose: %v %v %s %s", err, in.HasHistory, in.Bundle, in.Profile)
 	}
 	if _, err := LoadFiles(loose, filepath.Join(t.TempDir(), "nope.md"), Options{}); !errors.Is(err, fs.ErrNotExist) {
@@ -197,7 +199,7 @@ func TestCorpusBundlesWithFakeReplays(t *testing.T) {
 		}
 		out := string(a)
 		if i%2 == 1 {
-			secs := SplitSections(out)
+			secs := mdtext.SplitSections(out)
 			// drop the first section, leak the tag
 			out = strings.Replace(out, "## "+secs[0].Heading+"\n"+secs[0].Body, "", 1) + "\n\n<previous-chat-history>x</previous-chat-history>"
 		}
@@ -239,7 +241,7 @@ func TestCorpusBundlesWithFakeReplays(t *testing.T) {
 	// compression-007 shrank from 31000 to 2059 and leaked the tag.
 	for _, c := range cs {
 		if strings.HasSuffix(c.Bundle, "compression-007") {
-			if c.A.Shrink != 31000-2059 || c.A.LeakCount != 2 || c.Profile != ProfileE3E {
+			if c.A.Shrink != 31000-2059 || c.A.LeakCount != 2 || c.Profile != mdtext.ProfileE3E {
 				t.Errorf("compression-007: shrink %d leaks %d profile %s", c.A.Shrink, c.A.LeakCount, c.Profile)
 			}
 		}

@@ -1,9 +1,8 @@
 package diff
 
 import (
-	"strings"
-
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // DefaultTarget is the prompt's target size in UTF-16 units
@@ -32,7 +31,8 @@ type Input struct {
 	HasPrevious   bool
 	// Target is the size target (DefaultTarget when 0).
 	Target int
-	// Profile is ProfileE3E or ProfileHead (ProfileE3E when empty).
+	// Profile is mdtext.ProfileE3E or mdtext.ProfileHead (ProfileE3E when
+	// empty).
 	Profile string
 	// Chain identifies the chain (the chat directory) and Compression the
 	// position in it (compressionNumber), for the per-chain sizes.
@@ -51,10 +51,10 @@ type Side struct {
 	Chars int    `json:"chars"`
 	// Kept and Lost split the must-keep items; both are empty when there
 	// is no compact history.
-	Kept  []Item      `json:"kept"`
-	Lost  []Item      `json:"lost"`
-	Leaks []string    `json:"leaks"`
-	Rules []Violation `json:"rules"`
+	Kept  []mdtext.Item      `json:"kept"`
+	Lost  []mdtext.Item      `json:"lost"`
+	Leaks []string           `json:"leaks"`
+	Rules []mdtext.Violation `json:"rules"`
 
 	// TargetShare is Chars / target.
 	TargetShare float64 `json:"targetShare"`
@@ -65,13 +65,13 @@ type Side struct {
 	Shrink int  `json:"shrink"`
 	// KeptRatio is kept / all items, 1 when there are none, null without a
 	// compact history.
-	KeptRatio  *float64             `json:"keptRatio"`
-	ByKind     map[Kind]*KindCounts `json:"byKind"`
-	LostPaths  int                  `json:"lostPaths"`
-	LeakCount  int                  `json:"leakCount"`
-	Violations int                  `json:"violations"`
-	Sections   int                  `json:"sectionCount"`
-	Sentences  int                  `json:"sentenceCount"`
+	KeptRatio  *float64                    `json:"keptRatio"`
+	ByKind     map[mdtext.Kind]*KindCounts `json:"byKind"`
+	LostPaths  int                         `json:"lostPaths"`
+	LeakCount  int                         `json:"leakCount"`
+	Violations int                         `json:"violations"`
+	Sections   int                         `json:"sectionCount"`
+	Sentences  int                         `json:"sentenceCount"`
 }
 
 // KindCounts counts the items of one kind.
@@ -145,11 +145,11 @@ func Compare(in Input) *Comparison {
 	}
 	profile := in.Profile
 	if profile == "" {
-		profile = ProfileE3E
+		profile = mdtext.ProfileE3E
 	}
-	var items []mustItem
+	var items []mdtext.Need
 	if in.HasHistory {
-		items = mustKeep(ParseHistory(in.History))
+		items = mdtext.Needs(mdtext.ParseHistory(in.History))
 	}
 	c := &Comparison{
 		Bundle:      in.Bundle,
@@ -167,15 +167,15 @@ func Compare(in Input) *Comparison {
 		p := in.PreviousChars
 		c.PreviousChars = &p
 	}
-	ab := newBriefing(in.A)
-	bb := newBriefing(in.B)
-	c.A = measure(in.AFile, ab, items, in.HasHistory, target, c.PreviousChars, profile)
-	c.B = measure(in.BFile, bb, items, in.HasHistory, target, c.PreviousChars, profile)
+	ab := mdtext.NewBriefing(in.A)
+	bb := mdtext.NewBriefing(in.B)
+	c.A = measure(in.AFile, in.A, ab, items, in.HasHistory, target, c.PreviousChars, profile)
+	c.B = measure(in.BFile, in.B, bb, items, in.HasHistory, target, c.PreviousChars, profile)
 	var bounded bool
 	if c.Similarity.RougeL, bounded = computeRougeL(in.A, in.B, LCSWorkBudget); bounded {
 		c.Bounded = append(c.Bounded, BoundedRougeL)
 	}
-	if c.Similarity.SentencesA, c.Similarity.SentencesReused, bounded = sentenceReuse(ab.sents, bb.cover, ReuseVisitBudget); bounded {
+	if c.Similarity.SentencesA, c.Similarity.SentencesReused, bounded = sentenceReuse(ab, bb, ReuseVisitBudget); bounded {
 		c.Bounded = append(c.Bounded, BoundedReuse)
 	}
 	if c.Similarity.SentencesA > 0 {
@@ -198,15 +198,15 @@ func Compare(in Input) *Comparison {
 	return c
 }
 
-func measure(file string, b *briefing, items []mustItem, hasHistory bool, target int, prev *int, profile string) Side {
+func measure(file, text string, b *mdtext.Briefing, items []mdtext.Need, hasHistory bool, target int, prev *int, profile string) Side {
 	s := Side{
 		File:        file,
-		Chars:       len16(b.text),
-		Kept:        []Item{},
-		Lost:        []Item{},
-		TargetShare: round4(float64(len16(b.text)) / float64(target)),
-		ByKind:      map[Kind]*KindCounts{},
-		Sentences:   len(b.sents),
+		Chars:       len16(text),
+		Kept:        []mdtext.Item{},
+		Lost:        []mdtext.Item{},
+		TargetShare: round4(float64(len16(text)) / float64(target)),
+		ByKind:      map[mdtext.Kind]*KindCounts{},
+		Sentences:   len(b.Sentences()),
 	}
 	if prev != nil {
 		g := s.Chars - *prev
@@ -216,18 +216,18 @@ func measure(file string, b *briefing, items []mustItem, hasHistory bool, target
 		}
 	}
 	if hasHistory {
-		for _, k := range Kinds {
+		for _, k := range mdtext.Kinds {
 			s.ByKind[k] = &KindCounts{}
 		}
 		kept := make([]bool, len(items))
 		nk := 0
 		for i, it := range items {
-			if kept[i] = b.keeps(it); kept[i] {
+			if kept[i] = b.Keeps(it); kept[i] {
 				nk++
 			}
 		}
-		s.Kept = make([]Item, 0, nk)
-		s.Lost = make([]Item, 0, len(items)-nk)
+		s.Kept = make([]mdtext.Item, 0, nk)
+		s.Lost = make([]mdtext.Item, 0, len(items)-nk)
 		for i, it := range items {
 			kc := s.ByKind[it.Kind]
 			kc.Total++
@@ -236,7 +236,7 @@ func measure(file string, b *briefing, items []mustItem, hasHistory bool, target
 				s.Kept = append(s.Kept, it.Item)
 			} else {
 				s.Lost = append(s.Lost, it.Item)
-				if it.Kind == KindPath {
+				if it.Kind == mdtext.KindPath {
 					s.LostPaths++
 				}
 			}
@@ -247,184 +247,19 @@ func measure(file string, b *briefing, items []mustItem, hasHistory bool, target
 		}
 		s.KeptRatio = &r
 	}
-	s.Leaks, s.LeakCount = Leaks(b.text)
+	s.Leaks, s.LeakCount = mdtext.Leaks(text)
 	if s.Leaks == nil {
 		s.Leaks = []string{}
 	}
-	s.Rules = CheckRules(b.text, profile)
+	s.Rules = mdtext.CheckRules(text, profile)
 	if s.Rules == nil {
-		s.Rules = []Violation{}
+		s.Rules = []mdtext.Violation{}
 	}
-	s.Violations = ViolationCount(s.Rules)
-	for _, sec := range SplitSections(b.text) {
+	s.Violations = mdtext.ViolationCount(s.Rules)
+	for _, sec := range mdtext.SplitSections(text) {
 		if !sec.Preamble {
 			s.Sections++
 		}
 	}
 	return s
-}
-
-// briefing is a briefing indexed for the kept checks.
-type briefing struct {
-	text  string
-	sents []sentence
-	cover *coverIndex
-	paths map[string]bool
-	hex   map[string]bool
-	funcs map[string]bool
-	h2    map[string]bool
-
-	// filled on first use
-	words     map[string]bool // all words, for named colours
-	sentPaths [][]string      // per sentence, for failures
-}
-
-func newBriefing(text string) *briefing {
-	b := &briefing{
-		text:  text,
-		sents: analyzeAll(Sentences(text)),
-		paths: map[string]bool{},
-		hex:   map[string]bool{},
-		funcs: map[string]bool{},
-		h2:    map[string]bool{},
-	}
-	b.cover = newCoverIndex(b.sents)
-	for _, p := range linkPaths(text) {
-		b.paths[p] = true
-	}
-	for _, p := range plainPaths(maskLinks(text)) {
-		b.paths[p] = true
-	}
-	for _, c := range hexColors(text, false) {
-		b.hex[normColor(c)] = true
-	}
-	for _, c := range colorFuncValues(text) {
-		b.funcs[normColor(c)] = true
-	}
-	for _, s := range SplitSections(text) {
-		if !s.Preamble {
-			b.h2[normHeading(s.Heading)] = true
-		}
-	}
-	return b
-}
-
-// keeps reports whether the briefing keeps item it.
-func (b *briefing) keeps(it mustItem) bool {
-	switch it.Kind {
-	case KindPath:
-		return b.paths[it.Value] || len(plainPaths(it.Value)) == 0 && mentionsFile(b.text, it.Value)
-	case KindLink:
-		return strings.Contains(b.text, it.Value)
-	case KindColor:
-		v := normColor(it.Value)
-		switch {
-		case strings.HasPrefix(v, "#"):
-			return b.hex[v]
-		case strings.HasSuffix(v, ")"):
-			return b.funcs[v]
-		default:
-			if b.words == nil {
-				b.words = map[string]bool{}
-				for _, w := range Words(b.text) {
-					b.words[w] = true
-				}
-			}
-			return b.words[v]
-		}
-	case KindHeading:
-		return b.h2[normHeading(it.Value)]
-	case KindDecision:
-		_, ok := b.cover.best(it.words, ReuseThreshold, it.neg)
-		return ok
-	case KindFailure:
-		return b.keepsFailure(it)
-	}
-	return false
-}
-
-// exitWords name an exit status (with its number); failWords say that
-// something failed (stemmed).
-var (
-	exitWords = []string{"exit", "cod", "statu"}
-	failWords = []string{"fail", "failur", "error", "broke", "broken", "crash", "nonzero"}
-)
-
-// keepsFailure applies the failure rule of items.go to every window.
-func (b *briefing) keepsFailure(it mustItem) bool {
-	n := len(b.sents)
-	if len(it.paths) > 0 && b.sentPaths == nil {
-		b.sentPaths = make([][]string, n)
-		for i, s := range b.sents {
-			b.sentPaths[i] = append(linkPaths(s.text), plainPaths(maskLinks(s.text))...)
-		}
-	}
-	for w := 0; w < n; w++ {
-		win := b.sents[w:min(w+2, n)]
-		has := func(word string) bool {
-			for _, s := range win {
-				if hasWord(s.words, word) {
-					return true
-				}
-			}
-			return false
-		}
-		share := func(words []string) float64 {
-			if len(words) == 0 {
-				return 1
-			}
-			k := 0
-			for _, x := range words {
-				if has(x) {
-					k++
-				}
-			}
-			return float64(k) / float64(len(words))
-		}
-		subject := false
-		if len(it.paths) > 0 {
-			for i := w; i < min(w+2, n) && !subject; i++ {
-				for _, p := range it.paths {
-					if hasWord(b.sentPaths[i], p) {
-						subject = true
-						break
-					}
-				}
-			}
-		} else {
-			subject = share(it.words) >= 0.5
-		}
-		if !subject {
-			continue
-		}
-		switch it.outcome.kind {
-		case "exit":
-			for _, x := range failWords {
-				if has(x) {
-					return true
-				}
-			}
-			if has(strings.TrimPrefix(it.outcome.code, "-")) {
-				for _, x := range exitWords {
-					if has(x) {
-						return true
-					}
-				}
-			}
-		case "timeout":
-			for _, s := range win {
-				l := strings.ToLower(s.text)
-				for _, x := range []string{"timed out", "timeout", "time out", "timing out", "timed-out"} {
-					if strings.Contains(l, x) {
-						return true
-					}
-				}
-			}
-		default:
-			if share(it.outcome.words) >= 0.5 {
-				return true
-			}
-		}
-	}
-	return false
 }

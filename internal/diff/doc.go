@@ -1,5 +1,5 @@
-// Package diff owns comparing two briefings: the section diff and the
-// quality measures.
+// Package diff owns comparing two briefings: the section diff, the
+// quality measures side by side, similarity and the report.
 //
 // A comparison puts briefing A (usually a bundle's actual-output.md, what
 // the app produced) beside briefing B (usually a replay's output.md) and
@@ -12,10 +12,12 @@
 //     briefing of the chain (growth and shrink);
 //   - must-keep items taken from the input (paths, markdown links, colour
 //     values, the previous briefing's "##" headings, the user's decisions
-//     and constraints, failed tool outcomes), each kept or lost;
+//     and constraints, failed tool outcomes), each kept or lost
+//     (mdtext.Needs, mdtext.Briefing.Keeps);
 //   - rule checks from the prompt's own rules (XML tags, bullets, tables,
 //     code blocks, other heading levels, a preamble, plain paths, and on the
-//     e3e profile the closing "## Current working state" section);
+//     e3e profile the closing "## Current working state" section:
+//     mdtext.CheckRules);
 //   - the similarity of A and B (ROUGE-L on words and sentence reuse).
 //
 // B comes from a bundle's replays/<run>/ directory: the run asked for, or
@@ -31,6 +33,10 @@
 // is a screenful whatever the number of bundles: totals, medians, the
 // worst bundles and the chains where B outgrows A most.
 //
-// Every heuristic is defined next to the code that applies it, in the
-// comments of items.go, decisions.go, rules.go and similarity.go.
+// What one briefing or one compact history holds (sentences, sections,
+// content words, decisions, must-keep items, rule violations) is the text
+// model of internal/mdtext; this package puts two briefings side by side.
+// Every heuristic is defined next to the code that applies it: the
+// must-keep items, decisions and rules in the comments of mdtext's
+// items.go, decisions.go and rules.go, the similarity in similarity.go.
 package diff

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/iostreams"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // TextOptions steer the text and markdown renderings.
@@ -33,9 +34,9 @@ const (
 	ansiCyan  = "\x1b[36m"
 )
 
-var kindLabels = map[Kind]string{
-	KindPath: "paths", KindLink: "links", KindColor: "colors",
-	KindHeading: "headings", KindDecision: "decisions", KindFailure: "failures",
+var kindLabels = map[mdtext.Kind]string{
+	mdtext.KindPath: "paths", mdtext.KindLink: "links", mdtext.KindColor: "colors",
+	mdtext.KindHeading: "headings", mdtext.KindDecision: "decisions", mdtext.KindFailure: "failures",
 }
 
 var statusMarks = map[SectionStatus]string{SectionKept: "=", SectionChanged: "~", SectionOnlyA: "-", SectionOnlyB: "+"}
@@ -264,7 +265,7 @@ func measureRows(c *Comparison) [][3]string {
 			return fmt.Sprintf("%d/%d (%s)", len(s.Kept), c.ItemCount, pct(*s.KeptRatio))
 		}
 		rows = append(rows, [3]string{"must-keep", kept(c.A), kept(c.B)})
-		for _, k := range Kinds {
+		for _, k := range mdtext.Kinds {
 			a, b := c.A.ByKind[k], c.B.ByKind[k]
 			if a == nil || a.Total == 0 {
 				continue
@@ -312,11 +313,11 @@ func sectionCountsText(c *Comparison) string {
 		c.SectionCounts[string(SectionOnlyA)], c.SectionCounts[string(SectionOnlyB)])
 }
 
-func itemText(it Item) string {
-	if it.Kind == KindDecision || it.Kind == KindHeading {
-		return strconv.Quote(clip(it.Value, 160))
+func itemText(it mdtext.Item) string {
+	if it.Kind == mdtext.KindDecision || it.Kind == mdtext.KindHeading {
+		return strconv.Quote(mdtext.Clip(it.Value, 160))
 	}
-	return clip(it.Value, 160)
+	return mdtext.Clip(it.Value, 160)
 }
 
 // pct prints a share as a whole percentage.
@@ -585,7 +586,7 @@ func writeComparisonMarkdown(w *bufio.Writer, c *Comparison, opt TextOptions) {
 			}
 			fmt.Fprintf(w, "<details><summary>Lost by %s (%d)</summary>\n\n", side.name, len(side.s.Lost))
 			for _, it := range side.s.Lost {
-				fmt.Fprintf(w, "- %s: %s\n", it.Kind, mdCode(clip(it.Value, 160)))
+				fmt.Fprintf(w, "- %s: %s\n", it.Kind, mdCode(mdtext.Clip(it.Value, 160)))
 			}
 			w.WriteString("\n</details>\n\n")
 		}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -51,14 +53,14 @@ func goldenReport(withDiffs bool) *Report {
 	inputs := []Input{
 		{Bundle: "prerelease/001-button/compression-001", AFile: "prerelease/001-button/compression-001/actual-output.md",
 			BFile: "prerelease/001-button/compression-001/replays/builtin/output.md", A: goldenA1, B: goldenB1,
-			History: goldenHistory1, HasHistory: true, Profile: ProfileE3E, Chain: "prerelease/001-button", Compression: 1,
+			History: goldenHistory1, HasHistory: true, Profile: mdtext.ProfileE3E, Chain: "prerelease/001-button", Compression: 1,
 			Run: "builtin", Replay: replay},
 		{Bundle: "prerelease/001-button/compression-002", AFile: "prerelease/001-button/compression-002/actual-output.md",
 			BFile: "prerelease/001-button/compression-002/replays/builtin/output.md", A: goldenA2, B: goldenB2,
-			History: goldenHistory2, HasHistory: true, PreviousChars: len16(goldenA1), HasPrevious: true, Profile: ProfileE3E,
+			History: goldenHistory2, HasHistory: true, PreviousChars: len16(goldenA1), HasPrevious: true, Profile: mdtext.ProfileE3E,
 			Chain: "prerelease/001-button", Compression: 2, Run: "builtin", Replay: replay},
 		{Bundle: "notes/old.md", AFile: "notes/old.md", BFile: "notes/new.md",
-			A: "## Notes\n\nOne. Two.", B: "## Notes\n\nOne. Three.", Profile: ProfileHead,
+			A: "## Notes\n\nOne. Two.", B: "## Notes\n\nOne. Three.", Profile: mdtext.ProfileHead,
 			Warnings: []string{"notes/compact-history.xml is not text (NUL byte at offset 0); must-keep items not measured"}},
 	}
 	var cs []*Comparison
@@ -288,10 +290,10 @@ func TestGoldenMeasuresAreTheObviousOnes(t *testing.T) {
 		}
 		return out
 	}
-	if d := cmp.Diff([]string{RuleBullet, RuleHeadingLevel, RulePreamble}, rules(c1.A)); d != "" {
+	if d := cmp.Diff([]string{mdtext.RuleBullet, mdtext.RuleHeadingLevel, mdtext.RulePreamble}, rules(c1.A)); d != "" {
 		t.Errorf("c1 A rules (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{RulePathNotLinked}, rules(c1.B)); d != "" {
+	if d := cmp.Diff([]string{mdtext.RulePathNotLinked}, rules(c1.B)); d != "" {
 		t.Errorf("c1 B rules (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{}, c1.Worse); d != "" {

@@ -9,81 +9,6 @@ import (
 	"github.com/compactlab/compact/internal/mdtext"
 )
 
-// Section is one "## " section of a briefing. Text before the first "## "
-// heading, when it is not blank, is a section of its own with Preamble set
-// and an empty Heading.
-type Section struct {
-	Heading  string
-	Preamble bool
-	Line     int    // 1-based line of the heading (1 for a preamble)
-	Body     string // the lines after the heading, up to the next "## " heading
-}
-
-// SplitSections splits a briefing at its level-two ATX headings ("## "
-// at the start of a line, outside fenced code blocks). Deeper or shallower
-// headings stay inside the section they appear in.
-func SplitSections(text string) []Section {
-	lines := strings.Split(text, "\n")
-	var out []Section
-	cur := Section{Preamble: true, Line: 1}
-	var body []string
-	fence := ""
-	flush := func() {
-		cur.Body = strings.Join(body, "\n")
-		if !cur.Preamble || strings.TrimSpace(cur.Body) != "" {
-			out = append(out, cur)
-		}
-	}
-	for i, line := range lines {
-		if f := fenceMarker(line); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(strings.TrimSpace(line), fence):
-				fence = ""
-			}
-		}
-		if fence == "" && isH2(line) {
-			flush()
-			cur = Section{Heading: h2Text(line), Line: i + 1}
-			body = body[:0]
-			continue
-		}
-		body = append(body, line)
-	}
-	flush()
-	return out
-}
-
-// fenceMarker returns "```" or "~~~" when line opens or closes a fenced
-// code block.
-func fenceMarker(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 {
-		return ""
-	}
-	switch {
-	case strings.HasPrefix(t, "```"):
-		return "```"
-	case strings.HasPrefix(t, "~~~"):
-		return "~~~"
-	}
-	return ""
-}
-
-// isH2 reports a level-two ATX heading line.
-func isH2(line string) bool {
-	return strings.HasPrefix(line, "##") && (len(line) == 2 || line[2] == ' ' || line[2] == '\t')
-}
-
-func h2Text(line string) string {
-	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[2:]), "#"))
-}
-
-// normHeading is the form headings are matched in: trimmed, runs of white
-// space collapsed, lower case.
-func normHeading(h string) string { return strings.ToLower(strings.Join(strings.Fields(h), " ")) }
-
 // SectionStatus says what became of a section.
 type SectionStatus string
 
@@ -116,12 +41,12 @@ type SectionDiff struct {
 // only in B comes after the matched section that precedes it in B. With
 // withText false, Diff is left empty (the counts are still computed).
 func DiffSections(a, b string, withText bool) []SectionDiff {
-	as, bs := SplitSections(a), SplitSections(b)
-	key := func(secs []Section) []string {
+	as, bs := mdtext.SplitSections(a), mdtext.SplitSections(b)
+	key := func(secs []mdtext.Section) []string {
 		seen := map[string]int{}
 		keys := make([]string, len(secs))
 		for i, s := range secs {
-			k := normHeading(s.Heading)
+			k := mdtext.NormHeading(s.Heading)
 			if s.Preamble {
 				k = "\x00preamble"
 			}
@@ -175,19 +100,19 @@ func DiffSections(a, b string, withText bool) []SectionDiff {
 	return out
 }
 
-func sectionDiff(a, b *Section, withText bool) SectionDiff {
+func sectionDiff(a, b *mdtext.Section, withText bool) SectionDiff {
 	d := sectionDiffText(a, b, withText)
 	d.Heading = strings.Clone(d.Heading) // not the whole briefing
 	return d
 }
 
-func sectionDiffText(a, b *Section, withText bool) SectionDiff {
+func sectionDiffText(a, b *mdtext.Section, withText bool) SectionDiff {
 	var d SectionDiff
 	var at, bt string
 	switch {
 	case a != nil && b != nil:
 		d.Heading, d.Preamble = a.Heading, a.Preamble
-		at, bt = sentenceLines(a.Body), sentenceLines(b.Body)
+		at, bt = mdtext.SentenceLines(a.Body), mdtext.SentenceLines(b.Body)
 		if at == bt {
 			d.Status = SectionKept
 		} else {
@@ -195,10 +120,10 @@ func sectionDiffText(a, b *Section, withText bool) SectionDiff {
 		}
 	case a != nil:
 		d.Heading, d.Preamble, d.Status = a.Heading, a.Preamble, SectionOnlyA
-		at = sentenceLines(a.Body)
+		at = mdtext.SentenceLines(a.Body)
 	default:
 		d.Heading, d.Preamble, d.Status = b.Heading, b.Preamble, SectionOnlyB
-		bt = sentenceLines(b.Body)
+		bt = mdtext.SentenceLines(b.Body)
 	}
 	if a != nil {
 		d.CharsA = len16(a.Body)
@@ -238,27 +163,4 @@ func sectionLabel(d SectionDiff) string {
 		return "(before the first ##)"
 	}
 	return "## " + d.Heading
-}
-
-// sentenceLines rewrites a section body with one sentence per line, a blank
-// line between paragraphs, and a final newline, so that the diff of a long
-// paragraph shows the sentences that changed rather than the whole
-// paragraph. List items, table rows, fences and headings keep their line.
-func sentenceLines(body string) string {
-	var b strings.Builder
-	for i, u := range units(body) {
-		if i > 0 && u.gap {
-			b.WriteByte('\n')
-		}
-		if u.heading || isListItem(u.text) || strings.HasPrefix(u.text, "|") || fenceMarker(u.text) != "" {
-			b.WriteString(u.text)
-			b.WriteByte('\n')
-			continue
-		}
-		for _, s := range mdtext.SplitSentences(u.text) {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // Similarity measures how alike A and B are: a number, not a verdict.
@@ -13,14 +15,15 @@ type Similarity struct {
 	// RougeL is ROUGE-L on words, A as the reference and B as the candidate.
 	RougeL RougeL `json:"rougeL"`
 	// SentenceReuse is SentencesReused / SentencesA: the share of A's
-	// sentences whose content reappears in B (see ReuseThreshold).
+	// sentences whose content reappears in B (see mdtext.ReuseThreshold).
+	// Headings and sentences without content words are not counted.
 	SentenceReuse   float64 `json:"sentenceReuse"`
 	SentencesA      int     `json:"sentencesA"`
 	SentencesReused int     `json:"sentencesReused"`
 }
 
 // RougeL is the longest common subsequence of the two word sequences
-// (Words: lower-cased runs of letters and digits, stop words included, no
+// (mdtext.Words: lower-cased runs of letters and digits, stop words included, no
 // stemming), with precision LCS/len(B), recall LCS/len(A) and their
 // harmonic mean F1. Two empty texts score 1; one empty text scores 0.
 type RougeL struct {
@@ -31,13 +34,6 @@ type RougeL struct {
 	Recall    float64 `json:"recall"`
 	F1        float64 `json:"f1"`
 }
-
-// ReuseThreshold is the share of a sentence's distinct content words
-// (ContentWords: lower-cased, stemmed, stop words left out) that one window
-// of the other text (a sentence, or two consecutive sentences) must hold
-// for the sentence to count as reappearing there. Headings and sentences
-// without content words are not counted.
-const ReuseThreshold = 0.6
 
 // Budgets of the similarity measures. Below them a measure is exact; above
 // them (a runaway answer of megabytes) it is a bounded approximation, and
@@ -108,7 +104,7 @@ func lcsWork(n, m int) int64 {
 	return int64((n+63)/64) * int64(m)
 }
 
-// wordDict numbers words (Words: lower-cased) so that a text is held as
+// wordDict numbers words (mdtext.Words: lower-cased) so that a text is held as
 // 4 bytes a word.
 type wordDict struct {
 	ids map[string]int32
@@ -175,11 +171,11 @@ func (d *wordDict) id(s string, start, end int, upper bool) int32 {
 	return k
 }
 
-// tokens numbers the words of s (the same words as Words(s)).
+// tokens numbers the words of s (the same words as mdtext.Words(s)).
 func (d *wordDict) tokens(s string) tokenized {
 	t := tokenized{ids: make([]int32, 0, len(s)/6)}
 	prevEnd := 0
-	eachWord(s, func(start, end int, upper bool) {
+	mdtext.EachWord(s, func(start, end int, upper bool) {
 		if len(t.ids) > 0 {
 			for i := prevEnd; i < start; i++ {
 				if c := s[i]; c == '.' || c == '!' || c == '?' || c == '\n' {
@@ -496,26 +492,26 @@ func lisIndexes(xs []int32) []int32 {
 // whose content reappears in b's index. Once the queries have read budget
 // postings entries, the remaining sentences are only looked up as the
 // very same sentence, and bounded is true.
-func sentenceReuse(a []sentence, b *coverIndex, budget int64) (total, reused int, bounded bool) {
-	same := make(map[string]bool, len(b.sents))
-	for _, s := range b.sents {
-		same[s.text] = true
+func sentenceReuse(a, b *mdtext.Briefing, budget int64) (total, reused int, bounded bool) {
+	same := make(map[string]bool, len(b.Sentences()))
+	for _, s := range b.Sentences() {
+		same[s.Text] = true
 	}
-	start := b.visits
-	for _, s := range a {
-		if len(s.words) == 0 {
+	start := b.Visits()
+	for _, s := range a.Sentences() {
+		if len(s.Words) == 0 {
 			continue
 		}
 		total++
-		if same[s.text] {
+		if same[s.Text] {
 			reused++
 			continue
 		}
-		if b.visits-start >= budget {
+		if b.Visits()-start >= budget {
 			bounded = true
 			continue
 		}
-		if _, ok := b.best(s.words, ReuseThreshold, false); ok {
+		if b.Reappears(s.Words) {
 			reused++
 		}
 	}

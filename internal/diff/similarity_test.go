@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // naiveLCS is the textbook dynamic programme.
@@ -76,22 +78,11 @@ func TestRougeLOnSmallTexts(t *testing.T) {
 func TestSentenceReuseCountsSentencesWhoseContentReappears(t *testing.T) {
 	a := "## A\n\nYou changed the button colour to teal. The user approved the change. Tests passed on the first run. OK."
 	b := "## B\n\nThe button colour became teal after your change. Lint was clean."
-	total, reused, _ := sentenceReuse(analyzeAll(Sentences(a)), newCoverIndex(analyzeAll(Sentences(b))), ReuseVisitBudget)
+	total, reused, _ := sentenceReuse(mdtext.NewBriefing(a), mdtext.NewBriefing(b), ReuseVisitBudget)
 	// "OK." has no content words; of the other three only the first
 	// reappears (button, colour, teal, chang: 4 of 4).
 	if total != 3 || reused != 1 {
 		t.Errorf("sentenceReuse = %d/%d, want 1/3", reused, total)
-	}
-}
-
-func TestCoverIndexUsesTwoSentenceWindows(t *testing.T) {
-	ix := newCoverIndex(analyzeAll([]string{"Alpha beta.", "Gamma delta.", "Epsilon."}))
-	share, ok := ix.best(ContentWords("alpha beta gamma delta"), ReuseThreshold, false)
-	if !ok || share != 1 {
-		t.Errorf("best = %v, %v; want 1, true", share, ok)
-	}
-	if _, ok := ix.best(ContentWords("alpha epsilon zeta"), ReuseThreshold, false); ok {
-		t.Error("alpha and epsilon are two sentences apart: want no window")
 	}
 }
 

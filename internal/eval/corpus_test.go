@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // checkProbes holds every probe to the shape a report and a judge rely on.
 func checkProbes(t *testing.T, name, history string, probes []Probe) {
 	t.Helper()
-	turns := len(diff.ParseHistory(history).Turns)
+	turns := len(mdtext.ParseHistory(history).Turns)
 	for _, p := range probes {
 		ok := false
 		for _, k := range Kinds {
@@ -21,7 +21,7 @@ func checkProbes(t *testing.T, name, history string, probes []Probe) {
 		if !ok || p.ID == "" || p.Question == "" || len(p.Expected) == 0 || p.Expected[0] == "" || p.Match == "" {
 			t.Errorf("%s: malformed probe %+v", name, p)
 		}
-		if p.Source.Message < -1 || p.Source.Message >= turns || (p.Source.Message == -1) != (p.Source.From == diff.FromPrevious) {
+		if p.Source.Message < -1 || p.Source.Message >= turns || (p.Source.Message == -1) != (p.Source.From == mdtext.FromPrevious) {
 			t.Errorf("%s: %s: source %+v of %d turns", name, p.ID, p.Source, turns)
 		}
 	}

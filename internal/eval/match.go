@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/mdtext"
 )
 
@@ -142,11 +141,11 @@ func (b *Briefing) Check(p *Probe) (bool, string) {
 // sentences splits and analyses the briefing on first use.
 func (b *Briefing) sentences() []sentenceInfo {
 	if b.sents == nil {
-		ss := diff.Sentences(b.text)
+		ss := mdtext.Sentences(b.text)
 		b.sents = make([]sentenceInfo, len(ss))
 		b.index = map[string][]int32{}
 		for i, s := range ss {
-			ws := diff.ContentWords(s)
+			ws := mdtext.ContentWords(s)
 			lower := strings.ToLower(s)
 			b.sents[i] = sentenceInfo{lower: lower, words: ws, cues: sentenceCues(lower)}
 			for _, w := range ws {

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/mdtext"
 )
 
@@ -87,7 +86,7 @@ type Options struct {
 // previous briefing first, then the turns. Duplicates are dropped.
 func Mine(compactHistory string, opt Options) []Probe {
 	var c Miner
-	return c.mine(compactHistory, opt, diff.IsDecision)
+	return c.mine(compactHistory, opt, mdtext.IsDecision)
 }
 
 type miner struct {
@@ -206,16 +205,16 @@ func relPath(p string) string {
 // decisions (its closing working-state section excepted: the turns after
 // it have moved on).
 func (m *miner) previous(text string, isDecision func(string) bool) {
-	src := Source{Message: -1, From: diff.FromPrevious}
+	src := Source{Message: -1, From: mdtext.FromPrevious}
 	for _, p := range textPaths(text) {
 		m.file(p, actNamed, src)
 	}
 	m.errorIDs(text, src)
-	for _, s := range diff.SplitSections(text) {
-		if strings.EqualFold(strings.TrimSpace(s.Heading), diff.WorkingStateHeading) {
+	for _, s := range mdtext.SplitSections(text) {
+		if strings.EqualFold(strings.TrimSpace(s.Heading), mdtext.WorkingStateHeading) {
 			continue
 		}
-		for _, sent := range diff.Sentences(s.Body) {
+		for _, sent := range mdtext.Sentences(s.Body) {
 			if namesUserOrRule(sent) && isDecision(sent) {
 				m.decision(sent, "What did the earlier work record as decided or required?", src)
 			}
@@ -225,12 +224,12 @@ func (m *miner) previous(text string, isDecision func(string) bool) {
 
 func (m *miner) decision(sent, question string, src Source) {
 	sent = strings.TrimSpace(sent)
-	ws := diff.ContentWords(sent)
+	ws := mdtext.ContentWords(sent)
 	if len(ws) < 2 {
 		return
 	}
 	m.add(Probe{Kind: KindDecision, Question: question, Expected: []string{sent}, Source: src, Match: MatchWords,
-		words: capWords(ws, 16), neg: hasNegation(sent), min: diff.ReuseThreshold})
+		words: capWords(ws, 16), neg: hasNegation(sent), min: mdtext.ReuseThreshold})
 }
 
 // user mines a user turn: mentioned files, attachments, decisions, numbers
@@ -262,12 +261,12 @@ func (m *miner) user(text string, src Source, opt Options) {
 	for _, p := range textPaths(body) {
 		m.file(p, actMentioned, src)
 	}
-	for _, d := range diff.Decisions(body) {
+	for _, d := range mdtext.Decisions(body) {
 		m.decision(d, "What did the user decide or require?", src)
 	}
 	m.errorIDs(body, src)
 	n := 0
-	for _, sent := range diff.Sentences(stripFences(body)) {
+	for _, sent := range mdtext.Sentences(stripFences(body)) {
 		for _, v := range userValues(sent) {
 			if n >= opt.MaxPerTurn {
 				return
@@ -410,7 +409,7 @@ func (m *miner) marker(mk marker, src Source) {
 		q = fmt.Sprintf("What happened to “%s: %s”, and was it fixed?", mk.verb, subject)
 	}
 	i := m.add(Probe{Kind: KindRecall, Question: q, Expected: failureExpected(subject, code, false), Source: src, Match: MatchFailure, subject: subject,
-		words: capWords(diff.ContentWords(subject), 16), paths: rels, code: code})
+		words: capWords(mdtext.ContentWords(subject), 16), paths: rels, code: code})
 	if i >= 0 {
 		m.fails[subjectKey] = append(m.fails[subjectKey], i)
 	}
@@ -454,10 +453,10 @@ func (m *miner) formAnswers(s string, src Source) {
 
 // continuation mines the last user request and a question the assistant
 // left open at the end.
-func (m *miner) continuation(h diff.History) {
+func (m *miner) continuation(h mdtext.History) {
 	for i := len(h.Turns) - 1; i >= 0; i-- {
 		t := h.Turns[i]
-		if t.Role != diff.FromUser {
+		if t.Role != mdtext.FromUser {
 			continue
 		}
 		var prose []string
@@ -473,30 +472,30 @@ func (m *miner) continuation(h diff.History) {
 			continue // a slash command, not a request: the one before
 		}
 		req := strings.TrimSpace(slashLinks.ReplaceAllString(strings.Join(prose, " "), "$1"))
-		ss := diff.Sentences(req)
+		ss := mdtext.Sentences(req)
 		if len(ss) > 2 {
 			req = strings.Join(ss[:2], " ")
 		}
-		ws := diff.ContentWords(req)
+		ws := mdtext.ContentWords(req)
 		if len(ws) > 0 {
 			m.add(Probe{Kind: KindContinuation, Question: "What did the user ask for last?", Expected: []string{clip(req, 300)},
 				Source: Source{Message: i, From: t.Role}, Match: MatchWords, words: capWords(ws, 12), neg: hasNegation(req), min: 0.5})
 		}
 		break
 	}
-	if n := len(h.Turns); n > 0 && h.Turns[n-1].Role == diff.FromAssistant {
+	if n := len(h.Turns); n > 0 && h.Turns[n-1].Role == mdtext.FromAssistant {
 		var prose []string
 		for _, line := range strings.Split(h.Turns[n-1].Text, "\n") {
 			if _, ok := parseMarker(strings.TrimSpace(line)); !ok {
 				prose = append(prose, line)
 			}
 		}
-		ss := diff.Sentences(strings.Join(prose, "\n"))
+		ss := mdtext.Sentences(strings.Join(prose, "\n"))
 		if len(ss) > 0 && strings.HasSuffix(strings.TrimSpace(ss[len(ss)-1]), "?") {
 			q := strings.TrimSpace(ss[len(ss)-1])
-			if ws := diff.ContentWords(q); len(ws) >= 2 {
+			if ws := mdtext.ContentWords(q); len(ws) >= 2 {
 				m.add(Probe{Kind: KindContinuation, Question: "What did you last ask the user, still unanswered?", Expected: []string{q},
-					Source: Source{Message: n - 1, From: diff.FromAssistant}, Match: MatchWords, words: capWords(ws, 12), min: 0.5})
+					Source: Source{Message: n - 1, From: mdtext.FromAssistant}, Match: MatchWords, words: capWords(ws, 12), min: 0.5})
 			}
 		}
 	}

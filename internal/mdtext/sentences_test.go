@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSplitSentences(t *testing.T) {
@@ -116,4 +118,22 @@ func FuzzSplitSentences(f *testing.F) {
 			t.Fatalf("SplitSentences(%q) = %q: %q, want %q", s, got, a, b)
 		}
 	})
+}
+
+func TestSentencesSplitsProseAndSkipsHeadings(t *testing.T) {
+	text := "## Topic\n\nYou read [](path:w1/a.ts). Then you fixed it, e.g. the import!\n" +
+		"It was wrapped\nover two lines. Is it done? yes it is.\n\n" +
+		"- a bullet. Two\n| a | b |\n"
+	got := Sentences(text)
+	want := []string{
+		"You read [](path:w1/a.ts).",
+		"Then you fixed it, e.g. the import!",
+		"It was wrapped over two lines.",
+		"Is it done? yes it is.",
+		"- a bullet.", "Two",
+		"| a | b |",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Sentences (-want +got):\n%s", d)
+	}
 }

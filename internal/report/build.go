@@ -19,6 +19,7 @@ import (
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/replay"
 	"github.com/compactlab/compact/internal/workpool"
 )
@@ -136,7 +137,7 @@ func measureOf(s *diff.Side) *Measure {
 	m := &Measure{Measured: s.KeptRatio != nil, Items: len(s.Kept) + len(s.Lost), Kept: len(s.Kept),
 		LostPaths: s.LostPaths, Violations: s.Violations, Leaks: s.LeakCount}
 	for _, it := range s.Lost {
-		if it.Kind == diff.KindDecision {
+		if it.Kind == mdtext.KindDecision {
 			m.LostDecisions++
 		}
 	}

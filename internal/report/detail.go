@@ -180,7 +180,7 @@ func buildDetailView(d *detail) *detailView {
 	}
 	if len(runs) == 0 {
 		a := d.texts[eval.Actual]
-		cell := briefingCell(a, sectionLines(a), nil, diff.CheckRules(a, profileOr(d.profile)))
+		cell := briefingCell(a, sectionLines(a), nil, mdtext.CheckRules(a, profileOr(d.profile)))
 		v.Alone = &cell
 	}
 	if d.eval != nil {
@@ -199,7 +199,7 @@ func buildDetailView(d *detail) *detailView {
 
 func profileOr(p string) string {
 	if p == "" {
-		return diff.ProfileE3E
+		return mdtext.ProfileE3E
 	}
 	return p
 }
@@ -295,7 +295,7 @@ type span struct {
 
 // sectionLines splits text's lines into its sections as diff does.
 func sectionLines(text string) []span {
-	secs := diff.SplitSections(text)
+	secs := mdtext.SplitSections(text)
 	n := strings.Count(text, "\n") + 1
 	out := make([]span, len(secs))
 	for i, s := range secs {
@@ -396,8 +396,8 @@ func sectionLabel(sd diff.SectionDiff) string {
 }
 
 // ruleLines maps a line (1-based) to the rules broken on it.
-func ruleLines(vs []diff.Violation) map[int][]diff.Violation {
-	m := map[int][]diff.Violation{}
+func ruleLines(vs []mdtext.Violation) map[int][]mdtext.Violation {
+	m := map[int][]mdtext.Violation{}
 	for _, v := range vs {
 		seen := map[int]bool{}
 		for _, l := range v.Lines {
@@ -426,7 +426,7 @@ func sentenceSet(lines []string) map[string]bool {
 }
 
 // briefingCell is a whole briefing, its rules marked, nothing compared.
-func briefingCell(text string, _ []span, _ map[string]bool, rules []diff.Violation) cellView {
+func briefingCell(text string, _ []span, _ map[string]bool, rules []mdtext.Violation) cellView {
 	lines := strings.Split(text, "\n")
 	return cellOf(lines, span{start: 0, body: 0, end: len(lines)}, nil, "", nil, ruleLines(rules))
 }
@@ -436,7 +436,7 @@ func briefingCell(text string, _ []span, _ map[string]bool, rules []diff.Violati
 // when pair gives the sentence of the other side it became; a line that
 // breaks a rule is marked with the rules, and on a line with an XML tag
 // each tag is marked as a leak.
-func cellOf(lines []string, sp span, other map[string]bool, mark string, pair map[string]string, rules map[int][]diff.Violation) cellView {
+func cellOf(lines []string, sp span, other map[string]bool, mark string, pair map[string]string, rules map[int][]mdtext.Violation) cellView {
 	var cv cellView
 	end := sp.end
 	for end > sp.body && strings.TrimSpace(lines[end-1]) == "" {
@@ -461,7 +461,7 @@ func cellOf(lines []string, sp span, other map[string]bool, mark string, pair ma
 					t += ": " + v.Example // the rule's first offence
 				}
 				titles = append(titles, t)
-				tags = tags || v.Rule == diff.RuleXMLTag
+				tags = tags || v.Rule == mdtext.RuleXMLTag
 			}
 			lv.Class = strings.TrimSpace(lv.Class + " viol")
 			lv.Rules = strings.Join(names, " ")

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/compactlab/compact/internal/convo"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -71,7 +71,7 @@ func (row *Row) add(res result) {
 	}
 	if res.ret != nil {
 		if row.MustKeep == nil {
-			row.MustKeep = &convo.Retention{ByKind: map[diff.Kind]*convo.KindCount{}, Lost: []diff.Item{}}
+			row.MustKeep = &convo.Retention{ByKind: map[mdtext.Kind]*convo.KindCount{}, Lost: []mdtext.Item{}}
 			for _, k := range convo.RetentionKinds {
 				row.MustKeep.ByKind[k] = &convo.KindCount{}
 			}
@@ -155,8 +155,8 @@ func writeRows(w io.Writer, rows []Row, knob string) {
 		mk, paths, links, fails := "-", "-", "-", "-"
 		if m := row.MustKeep; m != nil {
 			mk = fmt.Sprintf("%d/%d %s", m.Kept, m.Items, pct(m.Kept, m.Items))
-			kc := func(k diff.Kind) string { return fmt.Sprintf("%d/%d", m.ByKind[k].Kept, m.ByKind[k].Total) }
-			paths, links, fails = kc(diff.KindPath), kc(diff.KindLink), kc(diff.KindFailure)
+			kc := func(k mdtext.Kind) string { return fmt.Sprintf("%d/%d", m.ByKind[k].Kept, m.ByKind[k].Total) }
+			paths, links, fails = kc(mdtext.KindPath), kc(mdtext.KindLink), kc(mdtext.KindFailure)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n",
 			fmt.Sprintf("%-*s", nameW, row.Strategy), row.Chats, row.Steps, row.Compactions, row.SummarizerCalls, row.Rejected,

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/compactlab/compact/internal/convo"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/strategy"
 )
@@ -270,7 +270,7 @@ func pruned(branch []strategy.Message, replaced []int, calls map[string]*strateg
 		return "", ""
 	}
 	var b strings.Builder
-	for _, t := range diff.ParseHistory(probeHistory(stubbed, "", profile, cwd, outcomes)).Turns {
+	for _, t := range mdtext.ParseHistory(probeHistory(stubbed, "", profile, cwd, outcomes)).Turns {
 		b.WriteString(t.Text)
 		b.WriteByte('\n')
 	}

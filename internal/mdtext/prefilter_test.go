@@ -1,4 +1,4 @@
-package diff
+package mdtext
 
 import (
 	"math/rand/v2"
@@ -49,4 +49,21 @@ func TestPrefilterAgreesWithTheRegexps(t *testing.T) {
 			t.Errorf("IsDecision(%q) = %v, the regexps say %v", s, IsDecision(s), isDecisionRe(ts))
 		}
 	}
+}
+
+// FuzzDecisionPrefilter: on any sentence, the word prefilter of IsDecision
+// turns down only what the regular expressions turn down too.
+func FuzzDecisionPrefilter(f *testing.F) {
+	for _, s := range []string{"Use a cursor, not offsets.", "Please, just keep it.", "(only the header)", "x — no tabs", "And use it - skip that", "dont0", "MuſT", "\u212aeep it."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ts := strings.TrimSpace(s)
+		if ts == "" || strings.HasSuffix(ts, "?") || len(ts) > 400 {
+			return
+		}
+		if got, want := IsDecision(s), isDecisionRe(ts); got != want {
+			t.Fatalf("IsDecision(%q) = %v, the regexps say %v", s, got, want)
+		}
+	})
 }

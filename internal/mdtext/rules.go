@@ -1,4 +1,4 @@
-package diff
+package mdtext
 
 import (
 	"fmt"
@@ -153,7 +153,7 @@ func CheckRules(text, profile string) []Violation {
 	hit := func(rule string, line int, example string) {
 		v := found[rule]
 		if v == nil {
-			v = &Violation{Rule: rule, Example: strings.Clone(clip(example, 120))}
+			v = &Violation{Rule: rule, Example: strings.Clone(Clip(example, 120))}
 			found[rule] = v
 		}
 		v.Count++
@@ -233,7 +233,7 @@ func checkWorkingState(text string) (line int, msg string) {
 	secs := SplitSections(text)
 	idx := -1
 	for i, s := range secs {
-		if !s.Preamble && normHeading(s.Heading) == normHeading(WorkingStateHeading) {
+		if !s.Preamble && NormHeading(s.Heading) == NormHeading(WorkingStateHeading) {
 			idx = i
 		}
 	}
@@ -245,7 +245,11 @@ func checkWorkingState(text string) (line int, msg string) {
 		return s.Line, "\"## " + WorkingStateHeading + "\" is not the last section"
 	}
 	if n := len(Sentences(s.Body)); n != 2 {
-		return s.Line, fmt.Sprintf("\"## %s\" has %s, not 2", WorkingStateHeading, plural(n, "sentence"))
+		unit := "sentences"
+		if n == 1 {
+			unit = "sentence"
+		}
+		return s.Line, fmt.Sprintf("\"## %s\" has %d %s, not 2", WorkingStateHeading, n, unit)
 	}
 	return 0, ""
 }
@@ -259,8 +263,8 @@ func ViolationCount(vs []Violation) int {
 	return n
 }
 
-// clip shortens s to at most n runes, marking the cut with "…".
-func clip(s string, n int) string {
+// Clip shortens s to at most n runes, marking the cut with "…".
+func Clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -1,4 +1,4 @@
-package diff
+package mdtext
 
 import (
 	"reflect"
@@ -31,10 +31,10 @@ func TestToolPathsAreMustKeep(t *testing.T) {
 		{"You edited mysrc/lexer.go and src/parser.gox, and docs/new.md.bak.", nil},
 		{"Files: src/parser.go, src/lexer.go", []string{"src/parser.go", "src/lexer.go"}},
 	} {
-		c := Compare(Input{History: hist, HasHistory: true, A: tc.briefing, B: tc.briefing})
+		b := NewBriefing(tc.briefing)
 		var kept []string
-		for _, it := range c.A.Kept {
-			if it.Kind == KindPath {
+		for _, it := range Needs(ParseHistory(hist)) {
+			if it.Kind == KindPath && b.Keeps(it) {
 				kept = append(kept, it.Value)
 			}
 		}

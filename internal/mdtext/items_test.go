@@ -1,4 +1,4 @@
-package diff
+package mdtext
 
 import (
 	"testing"
@@ -101,9 +101,9 @@ func TestMustKeepFailures(t *testing.T) {
 
 // keptLost runs the kept check of one briefing against the items of h.
 func keptLost(h History, briefingText string) (kept, lost []string) {
-	b := newBriefing(briefingText)
-	for _, it := range mustKeep(h) {
-		if b.keeps(it) {
+	b := NewBriefing(briefingText)
+	for _, it := range Needs(h) {
+		if b.Keeps(it) {
 			kept = append(kept, string(it.Kind)+" "+it.Value)
 		} else {
 			lost = append(lost, string(it.Kind)+" "+it.Value)

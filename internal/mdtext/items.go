@@ -1,4 +1,4 @@
-package diff
+package mdtext
 
 import (
 	"regexp"
@@ -30,8 +30,8 @@ type Item struct {
 	From string `json:"from"`
 }
 
-// mustItem is an item with what the kept check needs.
-type mustItem struct {
+// Need is a must-keep Item with what Briefing.Keeps needs to check it.
+type Need struct {
 	Item
 	words   []string // decision: content words; failure: subject words without paths
 	neg     bool     // decision: holds a negation that a paraphrase must keep
@@ -171,13 +171,13 @@ var (
 
 // failureItem parses one assistant line; ok is false when it is not a
 // failed tool marker.
-func failureItem(line string) (mustItem, bool) {
+func failureItem(line string) (Need, bool) {
 	t := strings.TrimSpace(line)
 	if len(t) < 3 || t[0] != '[' || t[len(t)-1] != ']' {
-		return mustItem{}, false
+		return Need{}, false
 	}
 	inner := t[1 : len(t)-1]
-	it := mustItem{Item: Item{Kind: KindFailure, Value: inner, From: FromAssistant}}
+	it := Need{Item: Item{Kind: KindFailure, Value: inner, From: FromAssistant}}
 	var subject string
 	if i := strings.Index(inner, " ✗ "); i >= 0 {
 		subject = inner[:i]
@@ -189,7 +189,7 @@ func failureItem(line string) (mustItem, bool) {
 	} else if m := exitRe.FindStringSubmatchIndex(inner); m != nil {
 		code := inner[m[2]:m[3]]
 		if code == "0" {
-			return mustItem{}, false
+			return Need{}, false
 		}
 		subject = inner[:m[0]]
 		it.outcome = failureOutcome{kind: "exit", code: code}
@@ -197,7 +197,7 @@ func failureItem(line string) (mustItem, bool) {
 		subject = inner[:m[0]]
 		it.outcome = failureOutcome{kind: "timeout"}
 	} else {
-		return mustItem{}, false
+		return Need{}, false
 	}
 	// Drop the marker's verb ("shell: ", "asked user: ").
 	if i := strings.Index(subject, ": "); i >= 0 && strings.Count(subject[:i], " ") <= 1 && !strings.ContainsRune(subject[:i], '"') {
@@ -212,7 +212,7 @@ func failureItem(line string) (mustItem, bool) {
 // in the order of Kinds and, within a kind, in order of first appearance
 // (previous briefing, then the turns in order). Duplicates are dropped.
 func MustKeep(h History) []Item {
-	ms := mustKeep(h)
+	ms := Needs(h)
 	out := make([]Item, len(ms))
 	for i, m := range ms {
 		out[i] = m.Item
@@ -220,17 +220,19 @@ func MustKeep(h History) []Item {
 	return out
 }
 
-func mustKeep(h History) []mustItem {
-	byKind := map[Kind][]mustItem{}
+// Needs lists the items of MustKeep, each with what Briefing.Keeps needs
+// to check it.
+func Needs(h History) []Need {
+	byKind := map[Kind][]Need{}
 	seen := map[string]bool{}
-	add := func(k Kind, value, norm, from string, it *mustItem) {
+	add := func(k Kind, value, norm, from string, it *Need) {
 		key := string(k) + "\x00" + norm
 		if seen[key] {
 			return
 		}
 		seen[key] = true
 		if it == nil {
-			it = &mustItem{}
+			it = &Need{}
 		}
 		// A clone: the value must not keep the whole history alive.
 		it.Kind, it.Value, it.From = k, strings.Clone(value), from
@@ -263,7 +265,7 @@ func mustKeep(h History) []mustItem {
 		common(h.Previous, FromPrevious, false)
 		for _, s := range SplitSections(h.Previous) {
 			if !s.Preamble && s.Heading != "" {
-				add(KindHeading, s.Heading, normHeading(s.Heading), FromPrevious, nil)
+				add(KindHeading, s.Heading, NormHeading(s.Heading), FromPrevious, nil)
 			}
 		}
 	}
@@ -271,7 +273,7 @@ func mustKeep(h History) []mustItem {
 		if t.Role == FromUser {
 			common(t.Text, FromUser, true)
 			for _, d := range Decisions(t.Text) {
-				it := &mustItem{words: ContentWords(d), neg: hasNegation(d)}
+				it := &Need{words: ContentWords(d), neg: hasNegation(d)}
 				if len(it.words) == 0 {
 					continue
 				}
@@ -289,7 +291,7 @@ func mustKeep(h History) []mustItem {
 			}
 		}
 	}
-	var out []mustItem
+	var out []Need
 	for _, k := range Kinds {
 		out = append(out, byKind[k]...)
 	}

@@ -1,11 +1,9 @@
-package diff
+package mdtext
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // Hand-written scanners for the patterns of items.go. Each is equivalent
@@ -118,7 +116,7 @@ func (sc *linkScanner) linkAt(start int) (link, bool) {
 func linkPaths(s string) []string {
 	var out []string
 	for _, l := range scanLinks(s) {
-		if p, ok := mdtext.LinkPath(l.target); ok {
+		if p, ok := LinkPath(l.target); ok {
 			out = append(out, p)
 		}
 	}
@@ -170,7 +168,7 @@ func plainPaths(s string) []string {
 			break
 		}
 		w := i + k
-		end, ok := mdtext.MountPathAt(s, w)
+		end, ok := MountPathAt(s, w)
 		if !ok {
 			i = w + 1
 			continue
@@ -178,7 +176,7 @@ func plainPaths(s string) []string {
 		i = end
 		if w > 0 {
 			r, _ := utf8.DecodeLastRuneInString(s[:w])
-			if mdtext.GluedBefore(r) {
+			if GluedBefore(r) {
 				continue
 			}
 		}

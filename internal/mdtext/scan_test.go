@@ -1,4 +1,4 @@
-package diff
+package mdtext
 
 import (
 	"math/rand"
@@ -11,7 +11,7 @@ import (
 )
 
 // The scanners of scan.go against the regular expressions they replace (the
-// mount-path matcher they use is tested the same way in internal/mdtext).
+// mount-path matcher they use is tested the same way in paths_test.go).
 var (
 	refLinkRe      = regexp.MustCompile(`\[[^\]\n]*\]\(([^)\s]+)(?:\s+"[^"\n]*")?\)`)
 	refColorFuncRe = regexp.MustCompile(`(?i)\b(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch)\([^()\n]{1,60}\)`)
