@@ -3,19 +3,14 @@ package convo
 import (
 	"strings"
 
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
-// OutputOpen and OutputClose wrap a tool's output in a continuation.
-const (
-	OutputOpen  = "<tool-output>"
-	OutputClose = "</tool-output>"
-)
-
 // RenderContinuation renders what a session did after a compaction as
 // Render does, with each tool's output after the turn that called it,
-// escaped, in <tool-output> elements of at most maxOutput bytes (cut at
+// escaped, in <tool-output> elements (mdtext.ParseContinuation) of at most maxOutput bytes (cut at
 // a character): what the agent could learn then, so that a measure
 // knows what it did not need the briefing for. A parser of compact
 // histories that reads only <user> and <assistant> turns reads it as the
@@ -45,7 +40,7 @@ func RenderContinuation(msgs []strategy.Message, opts RenderOptions, maxOutput i
 		m := msgs[i]
 		if m.Role == strategy.RoleTool && m.Raw == nil {
 			if out := strings.TrimSpace(m.Content); out != "" {
-				turn(OutputOpen + serialize.Esc(cutBytes(out, maxOutput)) + OutputClose)
+				turn(mdtext.OutputOpen + serialize.Esc(cutBytes(out, maxOutput)) + mdtext.OutputClose)
 			}
 			continue
 		}

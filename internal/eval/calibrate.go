@@ -207,8 +207,8 @@ func WeightedKappa(a, b []int, k int) float64 {
 
 // CalibrationRow is how one measure agrees with the human grades.
 type CalibrationRow struct {
-	Measure string  `json:"measure"`
-	N       int     `json:"n"`
+	Measure string `json:"measure"`
+	N       int    `json:"n"`
 	// TauB and Kappa are nil where undefined (too few briefings, or one
 	// side constant).
 	TauB  *float64 `json:"tauB"`

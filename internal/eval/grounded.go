@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/mdtext"
 )
 
 // Grounded probe kinds: what the agent used after the compaction that the
@@ -61,8 +61,8 @@ type Grounded struct {
 func NewGrounded(compactHistory, continuation string) *Grounded {
 	g := &Grounded{needed: map[string]bool{}}
 	compactHistory = stripPlaceholders(compactHistory)
-	g.past = newPastIndex(diff.ParseHistory(compactHistory))
-	g.Probes = mineGrounded(compactHistory, parseContinuation(stripPlaceholders(continuation)), g.past)
+	g.past = newPastIndex(mdtext.ParseHistory(compactHistory))
+	g.Probes = mineGrounded(compactHistory, mdtext.ParseContinuation(stripPlaceholders(continuation)), g.past)
 	for _, p := range g.Probes {
 		switch p.Kind {
 		case KindFileUsed:
@@ -94,17 +94,17 @@ func (g *Grounded) named(text string) map[string]bool {
 	return out
 }
 
-func mineGrounded(compactHistory string, c diff.History, past *pastIndex) []Probe {
+func mineGrounded(compactHistory string, c mdtext.History, past *pastIndex) []Probe {
 	if len(c.Turns) == 0 {
 		return nil
 	}
-	h := diff.ParseHistory(compactHistory)
+	h := mdtext.ParseHistory(compactHistory)
 	m := newMiner()
 	given := map[string]bool{} // names the user gave in the continuation
 	names := 0
 	for i, t := range c.Turns {
 		src := Source{Message: i, From: t.Role}
-		if t.Role == roleOutput || t.Role == diff.FromUser {
+		if t.Role == mdtext.FromOutput || t.Role == mdtext.FromUser {
 			for _, n := range codeNames(t.Text) {
 				given[n] = true
 			}
@@ -149,28 +149,28 @@ func mineGrounded(compactHistory string, c diff.History, past *pastIndex) []Prob
 			}
 		}
 	}
-	if c.Turns[0].Role != diff.FromUser {
+	if c.Turns[0].Role != mdtext.FromUser {
 		// The agent went on without a new request: the last one of the
 		// compacted part is what it carried on with, if its first turns
 		// show it (two of the request's content words, or all of them).
 		var before strings.Builder
 		for _, t := range c.Turns {
-			if t.Role == diff.FromUser {
+			if t.Role == mdtext.FromUser {
 				break
 			}
-			if t.Role == diff.FromAssistant {
+			if t.Role == mdtext.FromAssistant {
 				before.WriteString(t.Text)
 				before.WriteByte('\n')
 			}
 		}
 		did := map[string]bool{}
-		for _, w := range diff.ContentWords(before.String()) {
+		for _, w := range mdtext.ContentWords(before.String()) {
 			did[w] = true
 		}
 		old := newMiner()
 		old.continuation(h)
 		for _, p := range old.byKind[KindContinuation] {
-			if p.Source.From != diff.FromUser {
+			if p.Source.From != mdtext.FromUser {
 				continue
 			}
 			shared := 0
@@ -211,7 +211,7 @@ type pastIndex struct {
 	words    map[string]bool
 }
 
-func newPastIndex(h diff.History) *pastIndex {
+func newPastIndex(h mdtext.History) *pastIndex {
 	x := &pastIndex{paths: map[string]bool{}, commands: map[string]bool{}, words: map[string]bool{}}
 	var all strings.Builder
 	add := func(text string) {
@@ -415,38 +415,6 @@ func isFileName(s string) bool {
 	return true
 }
 
-// roleOutput is the role of a tool's output in a parsed continuation.
-const roleOutput = "tool-output"
-
-// parseContinuation takes a continuation apart: its user and assistant
-// turns, and the tools' outputs (role roleOutput) where they came.
-func parseContinuation(s string) diff.History {
-	var out diff.History
-	for s != "" {
-		i := strings.Index(s, outputOpen)
-		chunk := s
-		if i >= 0 {
-			chunk = s[:i]
-		}
-		out.Turns = append(out.Turns, diff.ParseHistory(chunk).Turns...)
-		if i < 0 {
-			break
-		}
-		s = s[i+len(outputOpen):]
-		j := strings.Index(s, outputClose)
-		if j < 0 {
-			j = len(s)
-		}
-		out.Turns = append(out.Turns, diff.Turn{Role: roleOutput, Text: unescapeXML(s[:j])})
-		s = s[min(j+len(outputClose), len(s)):]
-	}
-	return out
-}
-
-var xmlUnescaper = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&")
-
-func unescapeXML(s string) string { return xmlUnescaper.Replace(s) }
-
 // prosePaths lists the files prose names: path links, mount-prefixed
 // paths and words with a slash that look like a path.
 func prosePaths(s string) []string {
@@ -470,9 +438,3 @@ func stripPlaceholders(s string) string {
 	}
 	return placeholder.ReplaceAllString(s, "")
 }
-
-// The tags convo.RenderContinuation wraps a tool's output in.
-const (
-	outputOpen  = "<tool-output>"
-	outputClose = "</tool-output>"
-)

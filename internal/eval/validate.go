@@ -15,6 +15,7 @@ import (
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -180,7 +181,7 @@ func Ladder(recorded, compactHistory, other, seed string) []Rung {
 	if other != "" {
 		rungs = append(rungs, Rung{RungOther, sameLength(other, history.Len16(recorded)), -1})
 	}
-	dump := diff.ParseHistory(compactHistory)
+	dump := mdtext.ParseHistory(compactHistory)
 	var b strings.Builder
 	if dump.HasPrevious {
 		b.WriteString(dump.Previous)
@@ -216,7 +217,7 @@ func splitUnits(text string) (map[int]string, []unit) {
 			heads[i] = line
 			continue
 		}
-		for _, s := range diff.Sentences(line) {
+		for _, s := range mdtext.Sentences(line) {
 			units = append(units, unit{line: i, text: s})
 		}
 	}
