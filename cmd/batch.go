@@ -346,7 +346,7 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 
 // runReplayBatch is replay --batch: the bundles go to the providers' batch
 // APIs instead of one request each, found as they are submitted.
-func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replayPlan, run string, pack *prompt.Pack, locale string) error {
+func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replay.Plan, run string, pack *prompt.Pack, locale string) error {
 	f := opts.f
 	paths, err := batchBundles(f, opts)
 	if err != nil {
@@ -355,10 +355,10 @@ func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replayPlan, 
 	if err := checkKeys(f, plan); err != nil {
 		return err
 	}
-	if err := useCache(f, plan.cas, opts.NoCache); err != nil {
+	if err := useCache(f, plan.Cascade, opts.NoCache); err != nil {
 		return usageErr("replay: %v", err)
 	}
-	if plan.cas == nil {
+	if plan.Cascade == nil {
 		return usageErr("--batch needs the configured cascade")
 	}
 	s, err := batchSettings(f)
@@ -368,9 +368,9 @@ func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replayPlan, 
 	stop, cancel := stopContext(ctx, opts.Stop)
 	defer cancel()
 	prog := newProgress(f.IO)
-	rep, err := batch.Submit(stop, plan.cas, batch.Options{Root: batchRoot(f, opts.Paths, opts.Channel), Run: run,
+	rep, err := batch.Submit(stop, plan.Cascade, batch.Options{Root: batchRoot(f, opts.Paths, opts.Channel), Run: run,
 		Walk:   func(fn func(string) error) error { return walkBundles(paths, fn) },
-		Models: plan.order, Pack: pack, PackName: opts.Pack, Locale: locale, Force: opts.Force, ToolVersion: Version, Settings: s,
+		Models: plan.Order, Pack: pack, PackName: opts.Pack, Locale: locale, Force: opts.Force, ToolVersion: Version, Settings: s,
 		Progress: func(msg string) { prog.show("replay --batch: %s", msg) }})
 	prog.clear()
 	if err != nil && rep == nil {

@@ -214,7 +214,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 					what = missing[0].Model
 				}
 				return usageErr("no API key for %s: set %s; the bundle is written (%s): replay it offline with compact replay --model builtin %s, or use --model builtin or --no-model",
-					what, keyVars(missing, len(missing) > 1), res.Bundle, res.Bundle)
+					what, cascade.KeyVars(missing, len(missing) > 1), res.Bundle, res.Bundle)
 			}
 			order = ready
 		}

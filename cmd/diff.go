@@ -20,11 +20,6 @@ import (
 
 func init() { register(newCmdDiff) }
 
-// failNewlyLost is the --fail-on gate against a baseline run: the run
-// lost a must-keep item the baseline kept (what a pull request's CI job
-// gates on).
-const failNewlyLost = "newly-lost"
-
 type diffOptions struct {
 	f        *Factory
 	Paths    []string
@@ -113,7 +108,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "color", "auto", "always", "never")
 	completeValues(c, "profile", mdtext.ProfileE3E, mdtext.ProfileHead)
-	completeValues(c, "fail-on", append(slices.Clone(diff.Measures), failNewlyLost)...)
+	completeValues(c, "fail-on", append(slices.Clone(diff.Measures), diff.FailNewlyLost)...)
 	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -161,21 +156,9 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	var failOn []string
-	newlyLostGate := false
-	for _, m := range opts.FailOn {
-		m = strings.TrimSpace(m)
-		if m == failNewlyLost {
-			if opts.Baseline == "" {
-				return usageErr("diff: --fail-on %s compares the run with a baseline: add --baseline RUN", failNewlyLost)
-			}
-			newlyLostGate = true
-			continue
-		}
-		if !slices.Contains(diff.Measures, m) {
-			return usageErr("diff: --fail-on: unknown measure %q (want %s or %s)", m, strings.Join(diff.Measures, ", "), failNewlyLost)
-		}
-		failOn = append(failOn, m)
+	failOn, newlyLostGate, err := diff.ParseFailOn(opts.FailOn, opts.Baseline)
+	if err != nil {
+		return usageErr("diff: %v", err)
 	}
 	var color bool
 	switch opts.Color {
@@ -244,8 +227,8 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 		}
 		cs, errs = diff.CompareBundles(dirs, dopt, opts.Jobs)
 		prog.clear()
-		if len(cs) == 0 && len(errs) > 0 && allNoAnswer(errs) {
-			return noAnswer(opts, errs)
+		if len(cs) == 0 && len(errs) > 0 && diff.AllNoAnswer(errs) {
+			return usageErr("%v", diff.NoAnswer(errs, opts.Run, opts.Paths, opts.Channel))
 		}
 		diffReportErrors(f, opts, errs)
 		if opts.Baseline != "" {
@@ -283,7 +266,7 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	}
 	if b := rep.Baseline; newlyLostGate && b != nil && len(b.NewlyLost) > 0 {
 		problems = append(problems, fmt.Sprintf("--fail-on %s: run %s lost %s that the baseline %s kept, in %s",
-			failNewlyLost, opts.Run, plural(len(b.NewlyLost), "must-keep item"), b.Run, plural(b.Worse, "bundle")))
+			diff.FailNewlyLost, opts.Run, plural(len(b.NewlyLost), "must-keep item"), b.Run, plural(b.Worse, "bundle")))
 	}
 	if len(errs) > 0 {
 		msg := fmt.Sprintf("%d of %s not compared", len(errs), plural(len(errs)+len(cs), "bundle"))
@@ -340,80 +323,4 @@ func diffReportErrors(f *Factory, opts *diffOptions, errs []diff.BundleError) {
 		}
 		fmt.Fprintf(f.IO.ErrOut, "compact diff: %s: %s\n", e.Bundle, e.Error)
 	}
-}
-
-func allNoAnswer(errs []diff.BundleError) bool {
-	for _, e := range errs {
-		if !e.NoAnswer {
-			return false
-		}
-	}
-	return true
-}
-
-// noAnswer is the one error for bundles none of which has a replay to
-// compare with: which runs there are and how to pick or make one (exit 2).
-func noAnswer(opts *diffOptions, errs []diff.BundleError) error {
-	tally := diff.TallyRuns(errs)
-	replayCmd := "compact replay --model builtin"
-	if len(opts.Paths) > 0 {
-		replayCmd += " " + strings.Join(opts.Paths, " ")
-	} else if opts.Channel != "prerelease" {
-		replayCmd = "compact replay --channel " + opts.Channel + " --model builtin"
-	}
-	where := plural(len(errs), "bundle")
-	if len(tally) == 0 {
-		return usageErr("no replays yet in %s: make one with `%s` (no key needed), then run diff again", where, replayCmd)
-	}
-	var found []string
-	answered, named := "", false
-	for _, t := range tally {
-		named = named || t.Run == opts.Run
-		var parts []string
-		if t.Answered > 0 {
-			parts = append(parts, fmt.Sprintf("%d answered", t.Answered))
-			if answered == "" {
-				answered = t.Run
-			}
-		}
-		if t.Failed > 0 {
-			failed := fmt.Sprintf("%d failed", t.Failed)
-			if t.FirstError != "" {
-				failed += ": " + clipRunes(t.FirstError, 80)
-			}
-			parts = append(parts, failed)
-		}
-		found = append(found, t.Run+" ("+strings.Join(parts, ", ")+")")
-	}
-	none := 0
-	for _, e := range errs {
-		if len(e.Runs) == 0 {
-			none++
-		}
-	}
-	runs := "runs found: " + strings.Join(found, "; ")
-	if none > 0 {
-		runs += fmt.Sprintf("; no replay at all in %d", none)
-	}
-	what := "no replay with an answer"
-	switch {
-	case opts.Run != "" && named:
-		what = fmt.Sprintf("run %q has no answer", opts.Run)
-	case opts.Run != "":
-		what = fmt.Sprintf("no run named %q", opts.Run)
-	}
-	pick := "compare a run with --run NAME"
-	if answered != "" && answered != opts.Run {
-		pick = "compare one with --run " + answered
-	}
-	return usageErr("%s in %s; %s; %s, or make one with `%s`", what, where, runs, pick, replayCmd)
-}
-
-// clipRunes shortens s to at most n runes, marking the cut with "…".
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

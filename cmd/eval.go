@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
-	"github.com/compactlab/compact/internal/replay"
 )
 
 func init() { register(newCmdEval) }
@@ -221,8 +219,9 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	for _, e := range errs {
 		fmt.Fprintf(f.IO.ErrOut, "compact eval: %s: %s\n", e.Bundle, e.Error)
 	}
-	if err := evalNothing(opts, dirs, results, runs); err != nil {
-		return err
+	found := func() string { return runNameList(diff.RunNames(dirs)) }
+	if err := eval.NothingToScore(len(dirs), results, runs, opts.Baseline, found); err != nil {
+		return usageErr("%v", err)
 	}
 	var judgeErrs []eval.BundleError
 	interrupted := false
@@ -300,46 +299,6 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	return nil
 }
 
-// evalNothing is the exit-2 error when there is nothing to evaluate: no
-// bundle could be read, none has a probe, no briefing to score, or a run
-// or baseline named that no bundle has.
-func evalNothing(opts *evalOptions, dirs []string, results []*eval.BundleResult, runs []string) error {
-	where := plural(len(dirs), "bundle")
-	if len(results) == 0 {
-		return usageErr("eval: none of the %s could be read (each is named above); pass bundles that hold a %s", where, "compact-history.xml")
-	}
-	probes, briefings := 0, 0
-	have := map[string]bool{}
-	for _, r := range results {
-		probes += len(r.Probes)
-		for _, b := range r.Briefings {
-			briefings++
-			have[b.Name] = true
-		}
-	}
-	found := diff.RunNames(dirs)
-	for _, r := range runs {
-		if !have[r] {
-			return usageErr("eval: no replay run %q with an answer in %s; runs found: %s", r, where, runNameList(found))
-		}
-	}
-	if opts.Baseline != "" && !have[opts.Baseline] {
-		var names []string
-		for n := range have {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return usageErr("eval: --baseline %s: no such briefing in %s (have: %s)", opts.Baseline, where, strings.Join(names, ", "))
-	}
-	if probes == 0 {
-		return usageErr("eval: no probes in %s: their compacted histories name no files, failures, decisions or requests", where)
-	}
-	if briefings == 0 {
-		return usageErr("eval: nothing to score in %s: no actual-output.md and no replay with an answer; make one with `compact replay --model builtin`", where)
-	}
-	return nil
-}
-
 func runNameList(names []string) string {
 	if len(names) == 0 {
 		return "none (make one with `compact replay --model builtin`)"
@@ -347,78 +306,20 @@ func runNameList(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// planJudge builds the judge's model from the flags, as replay builds its
-// one model; nil without --judge or --judge-base-url. The cascade is the
-// judge's, nil for a server given by --judge-base-url.
+// planJudge builds the judge's model from the flags (eval.PlanJudge) and
+// gives its cascade the response cache.
 func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, *cascade.Cascade, error) {
-	if opts.Judge == "" && opts.JudgeBaseURL == "" {
-		for _, fl := range []struct {
-			set  bool
-			name string
-		}{{opts.JudgeAPIModel != "", "--judge-api-model"}, {opts.JudgePack != "", "--judge-pack"}, {opts.JudgeRun != "", "--judge-run"}, {opts.JudgeTimeout != 0, "--judge-timeout"}} {
-			if fl.set {
-				return nil, nil, usageErr("eval: %s goes with --judge MODEL or --judge-base-url URL", fl.name)
-			}
-		}
-		if opts.Batch {
-			return nil, nil, usageErr("eval: --batch goes with --judge MODEL: it sends the judge's calls through the provider's batch API")
-		}
-		return nil, nil, nil
-	}
-	if opts.Batch && opts.Judge == "" {
-		return nil, nil, usageErr("eval: --batch goes with --judge MODEL: a server (--judge-base-url) has no batch API")
-	}
-	if opts.Judge == "builtin" {
-		return nil, nil, usageErr("eval: --judge builtin: the built-in model writes briefings and cannot answer questions; judge with a model of the table (%s) or a local server (--judge-base-url URL --judge-api-model NAME)", strings.Join(judgeModelNames(f), ", "))
-	}
-	if opts.JudgeQuestions < 1 {
-		return nil, nil, usageErr("eval: --judge-questions: want at least 1, got %d", opts.JudgeQuestions)
-	}
-	pack := eval.DefaultJudgePack()
-	if opts.JudgePack != "" {
-		p, err := eval.LoadJudgePack(opts.JudgePack)
-		if err != nil {
-			return nil, nil, usageErr("eval: --judge-pack: %v", err)
-		}
-		pack = p
-	}
-	plan, err := planReplay(f, &replayOptions{f: f, Model: opts.Judge, BaseURL: opts.JudgeBaseURL, APIModel: opts.JudgeAPIModel, Timeout: opts.JudgeTimeout})
+	m := modelPlan(f)
+	m.Model, m.BaseURL, m.APIModel, m.Timeout = opts.Judge, opts.JudgeBaseURL, opts.JudgeAPIModel, opts.JudgeTimeout
+	judge, cs, err := eval.PlanJudge(eval.JudgePlanOptions{Model: m, Pack: opts.JudgePack, Questions: opts.JudgeQuestions,
+		Run: opts.JudgeRun, Batch: opts.Batch, Known: func() []string { return judgeModelNames(f) }})
 	if err != nil {
-		var ee *ExitError
-		if errors.As(err, &ee) {
-			msg := ee.Err.Error()
-			for _, pair := range [][2]string{{"--base-url", "--judge-base-url"}, {"--api-model", "--judge-api-model"}, {"--model", "--judge"}, {"--timeout", "--judge-timeout"}} {
-				msg = strings.ReplaceAll(msg, pair[0], pair[1])
-			}
-			return nil, nil, usageErr("eval: %s", msg)
-		}
-		return nil, nil, err
+		return nil, nil, usageErr("%v", err)
 	}
-	if plan.cas != nil {
-		for _, id := range plan.order {
-			if m, ok := plan.cas.Models.Lookup(id); ok && plan.cas.Providers[m.Provider] != nil && plan.cas.Providers[m.Provider].Kind() == cascade.KindBuiltin {
-				return nil, nil, usageErr("eval: --judge %s: the built-in model cannot answer questions; pick another model", id)
-			}
-		}
-		ready, missing := plan.cas.SplitByKey(plan.order)
-		if len(ready) == 0 {
-			return nil, nil, usageErr("eval: no API key for the judge %s: set %s; or judge with a local server (--judge-base-url URL --judge-api-model NAME)", missing[0].Model, keyVars(missing, false))
-		}
-		// A judge answers tersely ("Q1: not in the briefing"), and is
-		// asked for its most likely answer.
-		eval.TuneJudgeCascade(plan.cas)
-		if err := useCache(f, plan.cas, opts.NoCache); err != nil {
-			return nil, nil, usageErr("eval: %v", err)
-		}
+	if err := useCache(f, cs, opts.NoCache); err != nil {
+		return nil, nil, usageErr("eval: %v", err)
 	}
-	run := opts.JudgeRun
-	if run == "" {
-		run = plan.run
-	}
-	if err := replay.ValidRunName(run); err != nil {
-		return nil, nil, usageErr("eval: --judge-run: %v", err)
-	}
-	return &eval.JudgeOptions{Model: plan.gen, Order: plan.order, Judge: plan.order[0], Pack: pack, MaxQuestions: opts.JudgeQuestions, Run: run}, plan.cas, nil
+	return judge, cs, nil
 }
 
 // judgeModelNames are the models --judge takes.

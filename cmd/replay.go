@@ -7,11 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,18 +16,11 @@ import (
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/diff"
-	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 )
 
 func init() { register(newCmdReplay) }
-
-// serverTimeout is each bundle's time budget on an OpenAI-compatible
-// server when neither --timeout nor cascade.timeout says otherwise: a local
-// model reading a long history and writing a briefing takes minutes, not
-// the 30 s the hosted cascade allows.
-const serverTimeout = 5 * time.Minute
 
 type replayOptions struct {
 	f        *Factory
@@ -168,133 +158,37 @@ func (s typedString) String() string {
 func (s typedString) Set(v string) error { *s.p = v; return nil }
 func (s typedString) Type() string       { return s.typ }
 
-// replayPlan is what a replay sends through and to which models.
-type replayPlan struct {
-	gen   replay.Generator
-	cas   *cascade.Cascade // nil when a test supplies the generator
-	order []string
-	run   string // the default run name
-	// single: one model was asked for (not the cascade).
-	single bool
+// modelPlan is the part of a plan every command's model shares: the
+// configuration, the environment and the builtin model's writer.
+func modelPlan(f *Factory) replay.PlanOptions {
+	return replay.PlanOptions{Config: f.Config, Getenv: f.Getenv,
+		Wire: func(c *cascade.Cascade) { wireBuiltin(c, f.Config.String("profile")) }}
 }
 
 // planReplay builds the cascade and picks the models from the flags.
-func planReplay(f *Factory, opts *replayOptions) (*replayPlan, error) {
-	if opts.Generator != nil {
-		p := &replayPlan{gen: opts.Generator, order: []string{"cascade"}, run: "cascade"}
-		if opts.Model != "" {
-			p.order, p.run, p.single = []string{opts.Model}, opts.Model, true
-		}
-		return p, nil
-	}
-	c, err := cascade.Load(f.Config, f.Getenv)
+func planReplay(f *Factory, opts *replayOptions) (*replay.Plan, error) {
+	po := modelPlan(f)
+	po.Generator, po.Fallback, po.Timeout = opts.Generator, opts.Fallback, opts.Timeout
+	po.Model, po.BaseURL, po.APIModel = opts.Model, opts.BaseURL, opts.APIModel
+	p, err := replay.NewPlan(po)
 	if err != nil {
 		return nil, usageErr("%v", err)
-	}
-	wireBuiltin(c, f.Config.String("profile"))
-	p := &replayPlan{gen: c, cas: c, single: true}
-	server := false
-	switch {
-	case opts.BaseURL != "":
-		if strings.TrimSpace(opts.APIModel) == "" {
-			return nil, usageErr("--base-url needs --api-model NAME, the model the server is to run (e.g. qwen2.5-coder:7b)")
-		}
-		pc, err := cascade.ServerConfig(opts.BaseURL, f.Getenv)
-		if err != nil {
-			return nil, usageErr("--base-url: %v", err)
-		}
-		id, err := c.UseServer(pc, opts.APIModel)
-		if err != nil {
-			return nil, usageErr("--base-url: %v", err)
-		}
-		p.order, p.run, server = []string{id}, runNameFor(id), true
-	case opts.Model != "":
-		if m, ok := c.Models.Lookup(opts.Model); ok {
-			if opts.APIModel != "" {
-				return nil, usageErr("--api-model goes with --base-url or with --model naming a configured server; %s is a model of the table (api model %s)", m.ID, m.APIModel)
-			}
-			p.order, p.run = []string{m.ID}, m.ID
-			server = c.Providers[m.Provider] != nil && c.Providers[m.Provider].Kind() == cascade.KindOpenAICompatible
-			break
-		}
-		prov, ok := c.Providers[opts.Model]
-		if !ok || prov.Kind() != cascade.KindOpenAICompatible {
-			return nil, usageErr("--model: unknown model %q (known: %s)", opts.Model, strings.Join(replayModelChoices(c), ", "))
-		}
-		apiModel := opts.APIModel
-		if apiModel == "" {
-			var on []string
-			for _, m := range c.Models {
-				if m.Provider == opts.Model {
-					on = append(on, m.APIModel)
-				}
-			}
-			if len(on) != 1 {
-				return nil, usageErr("--model %s is a server: add --api-model NAME, the model it is to run", opts.Model)
-			}
-			apiModel = on[0]
-		}
-		id, err := c.ServerModel(opts.Model, apiModel)
-		if err != nil {
-			return nil, usageErr("--model %s: %v", opts.Model, err)
-		}
-		p.order, p.run, server = []string{id}, runNameFor(id), true
-	default:
-		if opts.APIModel != "" {
-			return nil, usageErr("--api-model goes with --base-url URL or with --model naming a configured server")
-		}
-		if opts.Fallback != "" {
-			if _, ok := c.Models.Lookup(opts.Fallback); !ok {
-				return nil, usageErr("--fallback-model: unknown model %q (known: %s)", opts.Fallback, strings.Join(c.Models.IDs(), ", "))
-			}
-		}
-		p.order, p.run, p.single = c.Order(opts.Fallback), "cascade", false
-	}
-	switch {
-	case opts.Timeout < 0:
-		return nil, usageErr("--timeout: want a positive duration, got %v", opts.Timeout)
-	case opts.Timeout > 0:
-		c.Settings.Timeout = opts.Timeout
-	case server && f.Config.Source("cascade"+config.Delim+"timeout") == "default":
-		c.Settings.Timeout = serverTimeout
 	}
 	return p, nil
 }
 
-// runNameFor makes a model name a run directory name: characters other
-// than letters, digits, ".", "_", "+" and "-" become "-" (qwen2.5-coder:7b
-// gives qwen2.5-coder-7b).
-func runNameFor(model string) string {
-	b := []byte(model)
-	for i, ch := range b {
-		ok := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("._+-", ch) >= 0
-		if !ok {
-			b[i] = '-'
-		}
-	}
-	name := strings.TrimLeft(string(b), ".-")
-	if name == "" {
-		return "local"
-	}
-	return name
-}
-
 // checkKeys leaves out of the plan the models whose provider has no key,
 // saying so once, and fails when none is left.
-func checkKeys(f *Factory, p *replayPlan) error {
-	if p.cas == nil {
-		return nil
-	}
-	ready, missing := dropKeyless(f, "replay", p.cas, p.order)
-	if len(ready) == 0 && len(missing) > 0 {
-		what, req := "any model of the cascade", "the requests without sending them"
-		if p.single {
-			what, req = missing[0].Model, "the request without sending it"
+func checkKeys(f *Factory, p *replay.Plan) error {
+	missing, err := p.CheckKeys()
+	if err != nil {
+		req := "the requests without sending them"
+		if p.Single {
+			req = "the request without sending it"
 		}
-		return usageErr("no API key for %s: set %s; or replay offline with --model builtin, or print %s with --dry-run",
-			what, keyVars(missing, !p.single), req)
+		return usageErr("%v; or replay offline with --model builtin, or print %s with --dry-run", err, req)
 	}
-	p.order = ready
+	warnKeyless(f, "replay", missing)
 	return nil
 }
 
@@ -303,59 +197,17 @@ func checkKeys(f *Factory, p *replayPlan) error {
 // are left out.
 func dropKeyless(f *Factory, command string, cs *cascade.Cascade, order []string) (ready []string, missing []cascade.MissingKey) {
 	ready, missing = cs.SplitByKey(order)
-	if len(missing) > 0 && len(ready) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "compact %s: no API key for %s; the cascade goes on without them\n", command, modelsAndVars(missing))
+	if len(ready) > 0 {
+		warnKeyless(f, command, missing)
 	}
 	return ready, missing
 }
 
-// keyVars names the variables that would give the missing keys, grouped
-// by provider: "GOOGLE_API_KEY or GEMINI_API_KEY (gemini-3.1-flash-lite),
-// OPENAI_API_KEY (gpt-5.4-nano) or ANTHROPIC_API_KEY (claude-haiku-4.5)".
-func keyVars(missing []cascade.MissingKey, withModels bool) string {
-	var provs []string
-	envs := map[string]string{}
-	models := map[string][]string{}
-	for _, m := range missing {
-		if _, seen := envs[m.Provider]; !seen {
-			provs = append(provs, m.Provider)
-			e := joinOr(m.Envs, "or")
-			if e == "" {
-				e = "a key for providers." + m.Provider
-			}
-			envs[m.Provider] = e
-		}
-		models[m.Provider] = append(models[m.Provider], m.Model)
+// warnKeyless says on stderr which models are left out for want of a key.
+func warnKeyless(f *Factory, command string, missing []cascade.MissingKey) {
+	if len(missing) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "compact %s: no API key for %s; the cascade goes on without them\n", command, cascade.ModelsAndVars(missing))
 	}
-	parts := make([]string, len(provs))
-	for i, pr := range provs {
-		parts[i] = envs[pr]
-		if withModels {
-			parts[i] += " (" + strings.Join(models[pr], ", ") + ")"
-		}
-	}
-	return joinOr(parts, "or")
-}
-
-// modelsAndVars is "gemini-3.1-flash-lite (set GOOGLE_API_KEY or
-// GEMINI_API_KEY) and claude-haiku-4.5 (set ANTHROPIC_API_KEY)".
-func modelsAndVars(missing []cascade.MissingKey) string {
-	parts := make([]string, len(missing))
-	for i, m := range missing {
-		parts[i] = m.Model + " (set " + keyVars(missing[i:i+1], false) + ")"
-	}
-	return joinOr(parts, "and")
-}
-
-// joinOr is "a", "a or b", "a, b or c" (with "and" as the word, "and").
-func joinOr(items []string, word string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
 }
 
 // replayBundles finds the bundles under the paths, or under the channel's
@@ -403,7 +255,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 	run := opts.Run
 	if run == "" {
-		run = plan.run
+		run = plan.Run
 	}
 	if err := replay.ValidRunName(run); err != nil {
 		return usageErr("--run: %v", err)
@@ -431,14 +283,14 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 
 	if opts.DryRun {
-		return replayDryRun(f, plan.gen, bundles, plan.order, pack, opts.Pack, locale)
+		return replayDryRun(f, plan.Gen, bundles, plan.Order, pack, opts.Pack, locale)
 	}
 	// Before anything is sent: a model without its key is left out, and
 	// a run that could send nothing stops here, writing nothing.
 	if err := checkKeys(f, plan); err != nil {
 		return err
 	}
-	if err := useCache(f, plan.cas, opts.NoCache); err != nil {
+	if err := useCache(f, plan.Cascade, opts.NoCache); err != nil {
 		return usageErr("replay: %v", err)
 	}
 	stop := opts.Stop
@@ -448,8 +300,8 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 		defer cancel()
 	}
 	prog := newProgress(f.IO)
-	items, runErr := replay.Run(stop, plan.gen, replay.Options{
-		Bundles: bundles, Models: plan.order, Run: run, Pack: pack, PackName: opts.Pack,
+	items, runErr := replay.Run(stop, plan.Gen, replay.Options{
+		Bundles: bundles, Models: plan.Order, Run: run, Pack: pack, PackName: opts.Pack,
 		Locale: locale, Jobs: opts.Jobs, Force: opts.Force, ToolVersion: Version,
 	}, replay.Hooks{Leftovers: func(n int, err error) {
 		if err != nil {
@@ -463,7 +315,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 			p.Done, p.Total, p.Failed, p.Running, plural(int(p.Usage.InputTokens+p.Usage.OutputTokens), "token"), usd(p.CostUSD))
 	}})
 	prog.clear()
-	tot := replayTotals(items)
+	tot := replay.Tally(items)
 	if f.JSON {
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetEscapeHTML(false)
@@ -472,8 +324,8 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 			Run    string        `json:"run"`
 			Models []string      `json:"models"`
 			Items  []replay.Item `json:"items"`
-			Totals replayTotal   `json:"totals"`
-		}{run, plan.order, items, tot}); err != nil {
+			Totals replay.Totals `json:"totals"`
+		}{run, plan.Order, items, tot}); err != nil {
 			return err
 		}
 	} else {
@@ -500,112 +352,6 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	return nil
 }
 
-type replayTotal struct {
-	Bundles      int     `json:"bundles"`
-	OK           int     `json:"ok"`
-	Failed       int     `json:"failed"`
-	Skipped      int     `json:"skipped"`
-	Errors       int     `json:"errors"`
-	InputTokens  int64   `json:"inputTokens"`
-	OutputTokens int64   `json:"outputTokens"`
-	CostUSD      float64 `json:"costUsd"`
-}
-
-func replayTotals(items []replay.Item) replayTotal {
-	t := replayTotal{Bundles: len(items)}
-	for _, it := range items {
-		switch it.Status {
-		case replay.StatusOK:
-			t.OK++
-		case replay.StatusFailed:
-			t.Failed++
-		case replay.StatusSkipped:
-			t.Skipped++
-		default:
-			t.Errors++
-		}
-		t.InputTokens += it.Usage.InputTokens
-		t.OutputTokens += it.Usage.OutputTokens
-		t.CostUSD = cascade.RoundUSD(t.CostUSD + it.CostUSD)
-	}
-	return t
-}
-
-// usd prints a cost to the micro-dollar, without trailing zeros past the
-// cents: $0, $0.000371, $0.0123, $1.50.
-func usd(v float64) string {
-	v = cascade.RoundUSD(v)
-	if v == 0 {
-		return "$0"
-	}
-	s := strconv.FormatFloat(v, 'f', 6, 64)
-	for strings.HasSuffix(s, "0") && len(s)-strings.IndexByte(s, '.') > 3 {
-		s = s[:len(s)-1]
-	}
-	return "$" + s
-}
-
-// printReplayTable prints a row per bundle and the summary line; with
-// --quiet, only the summary line (as extract keeps its own).
-func printReplayTable(f *Factory, items []replay.Item, t replayTotal) {
-	if f.IO.Quiet {
-		printReplaySummary(f, t)
-		return
-	}
-	// Bundles are named under the directory they share, said once above
-	// the table, so that the rows stay narrow.
-	var paths []string
-	for _, it := range items {
-		paths = append(paths, it.Bundle)
-	}
-	root := commonDir(paths)
-	out := f.IO.TextOut()
-	if root != "" && len(items) > 1 {
-		fmt.Fprintf(out, "under %s:\n", root)
-	} else {
-		root = ""
-	}
-	// The names are escaped before the table is laid out, so that the
-	// columns are measured on what is printed.
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "BUNDLE\tSTATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
-	for _, it := range items {
-		name := it.Bundle
-		if root != "" {
-			if rel, err := filepath.Rel(root, it.Bundle); err == nil {
-				name = rel
-			}
-		}
-		status := string(it.Status)
-		if it.Truncated {
-			status += " (cut)"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", iostreams.Escape(name), status, iostreams.Escape(dash(it.Model)),
-			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
-	}
-	w.Flush()
-	for _, it := range items {
-		if it.Truncated {
-			fmt.Fprintln(out, "(cut): the answer was longer than cascade.max_answer_bytes; the start is kept, and replay.json says how long it was")
-			break
-		}
-	}
-	printReplaySummary(f, t)
-}
-
-// printReplaySummary is replay's one-line summary.
-func printReplaySummary(f *Factory, t replayTotal) {
-	fmt.Fprintf(f.IO.TextOut(), "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
-		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // replayConfig is the configuration for completing replay's flags
 // (completionConfig), or the defaults and environment when the file cannot
 // be read.
@@ -615,22 +361,6 @@ func replayConfig(f *Factory) *config.Store {
 		st, _ = config.LoadEnv("", f.Getenv)
 	}
 	return st
-}
-
-// replayModelChoices lists what --model takes: the table's ids and the
-// configured openai-compatible servers.
-func replayModelChoices(c *cascade.Cascade) []string {
-	out := c.Models.IDs()
-	var servers []string
-	for name, p := range c.Providers {
-		if p.Kind() == cascade.KindOpenAICompatible {
-			if _, ok := c.Models.Lookup(name); !ok {
-				servers = append(servers, name)
-			}
-		}
-	}
-	sort.Strings(servers)
-	return append(out, servers...)
 }
 
 // replayModelNames completes --model.
@@ -643,7 +373,7 @@ func replayModelNames(f *Factory) []string {
 	if err != nil {
 		return nil
 	}
-	return replayModelChoices(c)
+	return replay.ModelChoices(c)
 }
 
 // replayRunNames completes --run with the run names already under the
@@ -662,56 +392,4 @@ func replayRunNames(f *Factory, c *cobra.Command) []string {
 		return nil
 	}
 	return diff.RunNames(bundles)
-}
-
-func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pack *prompt.Pack, packName, locale string) error {
-	type dry struct {
-		Bundle   string           `json:"bundle"`
-		Requests []cascade.DryRun `json:"requests"`
-		Error    string           `json:"error,omitempty"`
-	}
-	var all []dry
-	for _, b := range bundles {
-		req, err := replay.BuildRequest(b, pack, packName, locale)
-		if err != nil {
-			all = append(all, dry{Bundle: b, Error: err.Error()})
-			continue
-		}
-		all = append(all, dry{Bundle: b, Requests: gen.Describe(req.Input, order)})
-	}
-	if f.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(all)
-	}
-	out := f.IO.TextOut()
-	for _, d := range all {
-		fmt.Fprintf(out, "%s\n", d.Bundle)
-		if d.Error != "" {
-			fmt.Fprintf(out, "  error: %s\n", d.Error)
-			continue
-		}
-		for i, r := range d.Requests {
-			fmt.Fprintf(out, "  %d. %s via %s (%s): %s %s\n", i+1, r.Model, r.Provider, r.Kind, r.Method, r.URL)
-			temp := "omitted"
-			if r.Temperature != nil {
-				temp = fmt.Sprint(*r.Temperature)
-			}
-			fmt.Fprintf(out, "     model %s, temperature %s, max output tokens %d, timeout %s, auth %s\n", r.APIModel, temp, r.MaxOutputTokens, r.Timeout, r.Auth)
-			for _, o := range r.Omitted {
-				fmt.Fprintf(out, "     left out: %s\n", o)
-			}
-			if r.Error != "" {
-				fmt.Fprintf(out, "     problem: %s\n", r.Error)
-			}
-			for _, m := range r.Messages {
-				fmt.Fprintf(out, "     %s: %s, %s\n", m.Role, plural(m.Chars, "char"), plural(m.Bytes, "byte"))
-				for _, h := range m.Head {
-					fmt.Fprintf(out, "       | %s\n", h)
-				}
-			}
-		}
-	}
-	return nil
 }

@@ -296,7 +296,7 @@ func commandSuggestion(msg string) string {
 	if len(names) == 0 {
 		return m[1]
 	}
-	return m[1] + "; did you mean " + joinOr(names, "or") + "?"
+	return m[1] + "; did you mean " + config.JoinOr(names, "or") + "?"
 }
 
 // isUsage recognises cobra's own argument errors.

@@ -160,105 +160,6 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	return c
 }
 
-// strategyHelp lists the strategies for --help, each with what it does
-// and where its defaults come from.
-func strategyHelp() string {
-	var b strings.Builder
-	b.WriteString("Strategies:")
-	for _, name := range strategy.Names() {
-		line := "  " + name + ":"
-		for _, word := range strings.Fields(strategy.About[name]) {
-			if len(line)+1+len(word) > 78 {
-				b.WriteString("\n" + line)
-				line = "     "
-			}
-			line += " " + word
-		}
-		b.WriteString("\n" + line)
-	}
-	return b.String()
-}
-
-// simPricing fills the prices of the cost table: the model table, and
-// the models --price-model and --summarizer model:ID name.
-func simPricing(f *Factory, opts *simulateOptions, p *simulate.Pricing) error {
-	ms, err := cascade.LoadModels(f.Config)
-	if err != nil {
-		return usageErr("config: %v", err)
-	}
-	p.Models, p.Model = ms, opts.PriceModel
-	if p.Model != "" {
-		if _, ok := ms.Lookup(p.Model); !ok {
-			return usageErr("--price-model: unknown model %q (known: %s)", p.Model, strings.Join(ms.IDs(), ", "))
-		}
-	}
-	if id, ok := strings.CutPrefix(opts.Summarizer, "model:"); ok && id != "builtin" {
-		p.Summarizer = id
-	}
-	return nil
-}
-
-// wrapList is head followed by items, comma-separated, wrapped at 78
-// columns, ending with a full stop.
-func wrapList(head string, items []string) string {
-	var b strings.Builder
-	line := head
-	for i, it := range items {
-		word := it + ","
-		if i == len(items)-1 {
-			word = it + "."
-		}
-		if len(line)+1+len(word) > 78 && line != head {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line = ""
-		}
-		if line != "" && line != head {
-			line += " "
-		}
-		line += word
-	}
-	b.WriteString(line)
-	return b.String()
-}
-
-// completeStrategyList completes the last name of a comma-separated list
-// of strategies.
-func completeStrategyList(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	done, _ := cutLast(toComplete, ",")
-	var out []string
-	for _, n := range strategy.Names() {
-		if !strings.Contains(","+done+",", ","+n+",") {
-			out = append(out, done+n)
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// cutLast splits s after its last sep: "a,b,c" gives "a,b," and "c".
-func cutLast(s, sep string) (string, string) {
-	i := strings.LastIndex(s, sep)
-	if i < 0 {
-		return "", s
-	}
-	return s[:i+len(sep)], s[i+len(sep):]
-}
-
-// summarizerValues are the --summarizer values: the fixed ones and
-// model:ID for every model the configuration knows.
-func summarizerValues(f *Factory) []string {
-	out := []string{"builtin", "recorded", "cascade"}
-	st, err := completionConfig(f)
-	if err != nil {
-		return out
-	}
-	if ms, err := cascade.LoadModels(st); err == nil {
-		for _, id := range ms.IDs() {
-			out = append(out, "model:"+id)
-		}
-	}
-	return out
-}
-
 func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	f := opts.f
 	if ctx == nil {
@@ -271,75 +172,29 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// Flags that do not go together.
 	files := slices.Clone(opts.Files)
 	if opts.JSONL != "" {
 		files = append([]string{opts.JSONL}, files...)
 	}
 	jsonl := len(files) > 0
-	if jsonl && (opts.DB != "" || changed("channel") || len(opts.Chats) > 0) {
-		return usageErr("a history file is read alone; --db, --channel and --chat read a database: choose one")
+	req := simulate.Request{
+		Files: files, Database: opts.DB != "" || changed("channel") || len(opts.Chats) > 0,
+		Format: opts.Format, FormatSet: changed("format"), Leaf: opts.Leaf,
+		Strategy: opts.Strategy, Compare: opts.Compare, Sweep: opts.Sweep, AgainstRecorded: opts.AgainstRecorded,
+		Jobs: opts.Jobs, ContextWindow: opts.ContextWindow, SystemOverhead: opts.SystemOverhead, SystemOverheadSet: changed("system-overhead"),
+		Tokenizer: opts.Tokenizer, Summarizer: opts.Summarizer, PriceModel: opts.PriceModel,
 	}
-	if !slices.Contains(simulate.Formats, opts.Format) {
-		return usageErr("--format: unknown format %q (want %s)", opts.Format, strings.Join(simulate.Formats, ", "))
-	}
-	if changed("format") && !jsonl {
-		return usageErr("--format reads history files; pass one (FILE or --jsonl FILE)")
-	}
-	if opts.Leaf != "" && len(files) != 1 {
-		return usageErr("--leaf chooses a branch of one history file")
-	}
-	if opts.AgainstRecorded && opts.Sweep != "" {
-		return usageErr("--against-recorded does not go with --sweep")
-	}
-	if opts.AgainstRecorded && !jsonl {
-		if opts.Compare != "" {
-			return usageErr("--against-recorded on a database simulates the stagewise strategy; --compare goes with agents' session files")
-		}
-		if opts.Strategy != strategy.NameStagewise {
-			return usageErr("--against-recorded simulates the stagewise strategy, not %s", opts.Strategy)
-		}
-	}
-	if opts.Jobs < 0 {
-		return usageErr("-j: want 0 (one per CPU) or more, got %d", opts.Jobs)
-	}
-	if opts.ContextWindow < 0 || opts.SystemOverhead < 0 {
-		return usageErr("--context-window and --system-overhead take a number of tokens, not a negative one")
-	}
-	if opts.Tokenizer != "" && !slices.Contains(strategy.Tokenizers, opts.Tokenizer) {
-		return usageErr("--tokenizer: unknown tokenizer %q (want %s)", opts.Tokenizer, strings.Join(strategy.Tokenizers, " or "))
-	}
-	if opts.Summarizer == "recorded" && jsonl {
-		return usageErr("--summarizer recorded replays the briefings of a stagewise database; a history file has none")
-	}
-
-	so := simulate.Options{
-		Strategies:       []string{opts.Strategy},
-		Compare:          opts.Compare != "" && !opts.AgainstRecorded,
-		AgainstRecorded:  opts.AgainstRecorded,
-		Jobs:             opts.Jobs,
-		RecordedOverhead: !changed("system-overhead"),
-	}
-	if err := simPricing(f, opts, &so.Pricing); err != nil {
-		return err
-	}
-	if opts.Compare != "" {
-		names, err := simulate.ParseStrategies(opts.Compare)
-		if err != nil {
-			return usageErr("--compare: %v", err)
-		}
-		so.Strategies = names
-	} else if err := simulate.CheckStrategies(so.Strategies); err != nil {
+	if err := req.Check(); err != nil {
 		return usageErr("%v", err)
 	}
-	if opts.Sweep != "" {
-		s, err := simulate.ParseSweep(opts.Sweep)
-		if err != nil {
-			return usageErr("--sweep: %v", err)
-		}
-		so.Sweep = s
+	ms, err := cascade.LoadModels(f.Config)
+	if err != nil {
+		return usageErr("config: %v", err)
 	}
-	var err error
+	so, err := req.Options(ms)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	if so.Base, err = simBaseConfig(f, opts); err != nil {
 		return err
 	}
@@ -349,15 +204,17 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}
 		so.Stagewise = stagewiseDefaults(f.Config, so.Base.Agent, so.Params)
 	}
-	sum, err := simSummarizer(f, opts.Summarizer)
+	so.Summarizer, so.SummarizerName, err = simulate.NewSummarizer(opts.Summarizer, func() (*cascade.Cascade, error) {
+		c, err := cascade.Load(f.Config, f.Getenv)
+		if err == nil {
+			wireBuiltin(c, f.Config.String("profile"))
+		}
+		return c, err
+	})
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
-	so.Summarizer, so.SummarizerName = sum, opts.Summarizer
-	if so.SummarizerName == "model:builtin" {
-		so.SummarizerName = "builtin"
-	}
-	if cs, ok := sum.(*simulate.CascadeSummarizer); ok {
+	if cs, ok := so.Summarizer.(*simulate.CascadeSummarizer); ok {
 		defer func() {
 			if !f.IO.Quiet {
 				calls, cached, cost := cs.Stats()
@@ -399,7 +256,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if err != nil {
 		return simErr(err)
 	}
-	if opts.AgainstRecorded && opts.Compare == "" && !changed("strategy") && agentSessions(inputs) {
+	if opts.AgainstRecorded && opts.Compare == "" && !changed("strategy") && simulate.AgentSessions(inputs) {
 		// Where would each strategy have compacted?
 		so.Strategies = strategy.Names()
 	}
@@ -417,16 +274,6 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: hint: %s\n", hint)
 	}
 	return err
-}
-
-// agentSessions reports whether any input is an agent's session.
-func agentSessions(inputs []*simulate.Input) bool {
-	for _, in := range inputs {
-		if s := in.History.Source; s != convo.SourceStagewise && s != convo.SourceJSONL {
-			return true
-		}
-	}
-	return false
 }
 
 // simErr gives an error of internal/simulate its exit status.
@@ -499,29 +346,4 @@ func stagewiseDefaults(st *config.Store, agent string, p boundary.Params) simula
 		d.MinUncompressed = &n
 	}
 	return d
-}
-
-// simSummarizer builds the --summarizer.
-func simSummarizer(f *Factory, spec string) (strategy.Summarizer, error) {
-	switch {
-	case spec == "builtin" || spec == "model:builtin":
-		return strategy.Builtin{}, nil
-	case spec == "recorded":
-		return strategy.Recorded{}, nil
-	case spec == "cascade" || strings.HasPrefix(spec, "model:"):
-		c, err := cascade.Load(f.Config, f.Getenv)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		wireBuiltin(c, f.Config.String("profile"))
-		order := c.Order("")
-		if id, ok := strings.CutPrefix(spec, "model:"); ok {
-			if _, ok := c.Models.Lookup(id); !ok {
-				return nil, usageErr("--summarizer: unknown model %q (known: %s)", id, strings.Join(c.Models.IDs(), ", "))
-			}
-			order = []string{id}
-		}
-		return simulate.NewCascadeSummarizer(c, order), nil
-	}
-	return nil, usageErr("--summarizer: want builtin, recorded, model:ID or cascade, not %q", spec)
 }

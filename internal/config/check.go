@@ -256,3 +256,16 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// JoinOr lists items as a sentence does: "a", "a or b", "a, b or c" (with
+// word "and": "a, b and c"), for suggestions and the names of what is
+// missing.
+func JoinOr(items []string, word string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
+}

@@ -66,3 +66,21 @@ func TestEnvironmentIsChecked(t *testing.T) {
 		t.Errorf("good values: %v", err)
 	}
 }
+
+func TestJoinOr(t *testing.T) {
+	for _, tc := range []struct {
+		items []string
+		word  string
+		want  string
+	}{
+		{nil, "or", ""},
+		{[]string{"a"}, "or", "a"},
+		{[]string{"a", "b"}, "or", "a or b"},
+		{[]string{"a", "b", "c"}, "or", "a, b or c"},
+		{[]string{"a", "b", "c", "d"}, "and", "a, b, c and d"},
+	} {
+		if got := JoinOr(tc.items, tc.word); got != tc.want {
+			t.Errorf("JoinOr(%q, %q) = %q, want %q", tc.items, tc.word, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/iostreams"
+	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/replay"
+)
+
+// usd prints a cost to the micro-dollar, without trailing zeros past the
+// cents: $0, $0.000371, $0.0123, $1.50.
+func usd(v float64) string {
+	v = cascade.RoundUSD(v)
+	if v == 0 {
+		return "$0"
+	}
+	s := strconv.FormatFloat(v, 'f', 6, 64)
+	for strings.HasSuffix(s, "0") && len(s)-strings.IndexByte(s, '.') > 3 {
+		s = s[:len(s)-1]
+	}
+	return "$" + s
+}
+
+// printReplayTable prints a row per bundle and the summary line; with
+// --quiet, only the summary line (as extract keeps its own).
+func printReplayTable(f *Factory, items []replay.Item, t replay.Totals) {
+	if f.IO.Quiet {
+		printReplaySummary(f, t)
+		return
+	}
+	// Bundles are named under the directory they share, said once above
+	// the table, so that the rows stay narrow.
+	var paths []string
+	for _, it := range items {
+		paths = append(paths, it.Bundle)
+	}
+	root := commonDir(paths)
+	out := f.IO.TextOut()
+	if root != "" && len(items) > 1 {
+		fmt.Fprintf(out, "under %s:\n", root)
+	} else {
+		root = ""
+	}
+	// The names are escaped before the table is laid out, so that the
+	// columns are measured on what is printed.
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "BUNDLE\tSTATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
+	for _, it := range items {
+		name := it.Bundle
+		if root != "" {
+			if rel, err := filepath.Rel(root, it.Bundle); err == nil {
+				name = rel
+			}
+		}
+		status := string(it.Status)
+		if it.Truncated {
+			status += " (cut)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", iostreams.Escape(name), status, iostreams.Escape(dash(it.Model)),
+			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
+	}
+	w.Flush()
+	for _, it := range items {
+		if it.Truncated {
+			fmt.Fprintln(out, "(cut): the answer was longer than cascade.max_answer_bytes; the start is kept, and replay.json says how long it was")
+			break
+		}
+	}
+	printReplaySummary(f, t)
+}
+
+// printReplaySummary is replay's one-line summary.
+func printReplaySummary(f *Factory, t replay.Totals) {
+	fmt.Fprintf(f.IO.TextOut(), "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
+		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// replayDryRun prints what would be sent for each bundle.
+func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pack *prompt.Pack, packName, locale string) error {
+	all := replay.DryRun(gen, bundles, order, pack, packName, locale)
+	if f.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(all)
+	}
+	out := f.IO.TextOut()
+	for _, d := range all {
+		fmt.Fprintf(out, "%s\n", d.Bundle)
+		if d.Error != "" {
+			fmt.Fprintf(out, "  error: %s\n", d.Error)
+			continue
+		}
+		for i, r := range d.Requests {
+			fmt.Fprintf(out, "  %d. %s via %s (%s): %s %s\n", i+1, r.Model, r.Provider, r.Kind, r.Method, r.URL)
+			temp := "omitted"
+			if r.Temperature != nil {
+				temp = fmt.Sprint(*r.Temperature)
+			}
+			fmt.Fprintf(out, "     model %s, temperature %s, max output tokens %d, timeout %s, auth %s\n", r.APIModel, temp, r.MaxOutputTokens, r.Timeout, r.Auth)
+			for _, o := range r.Omitted {
+				fmt.Fprintf(out, "     left out: %s\n", o)
+			}
+			if r.Error != "" {
+				fmt.Fprintf(out, "     problem: %s\n", r.Error)
+			}
+			for _, m := range r.Messages {
+				fmt.Fprintf(out, "     %s: %s, %s\n", m.Role, plural(m.Chars, "char"), plural(m.Bytes, "byte"))
+				for _, h := range m.Head {
+					fmt.Fprintf(out, "       | %s\n", h)
+				}
+			}
+		}
+	}
+	return nil
+}
