@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/replay"
 )
@@ -57,7 +57,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 		Long: "Mines probes from each bundle's compact-history.xml, the part of the chat\n" +
 			"its briefing replaces (a previous briefing inside it included), and checks\n" +
 			"which of them every briefing of the bundle answers: the app's\n" +
-			"actual-output.md (\"actual\") and each replay run's output.md.\n\n" +
+			bundle.FileActual + " (\"actual\") and each replay run's output.md.\n\n" +
 			"Probes come in four kinds: artifact (the files read, created, changed,\n" +
 			"moved, deleted), recall (failed commands and whether they were fixed,\n" +
 			"error identifiers, attachments, numbers and identifiers the user gave),\n" +
@@ -317,7 +317,7 @@ func evalNothing(opts *evalOptions, dirs []string, results []*eval.BundleResult,
 			have[b.Name] = true
 		}
 	}
-	found := diff.RunNames(dirs)
+	found := bundle.RunNames(dirs)
 	for _, r := range runs {
 		if !have[r] {
 			return usageErr("eval: no replay run %q with an answer in %s; runs found: %s", r, where, runNameList(found))
@@ -335,7 +335,7 @@ func evalNothing(opts *evalOptions, dirs []string, results []*eval.BundleResult,
 		return usageErr("eval: no probes in %s: their compacted histories name no files, failures, decisions or requests", where)
 	}
 	if briefings == 0 {
-		return usageErr("eval: nothing to score in %s: no actual-output.md and no replay with an answer; make one with `compact replay --model builtin`", where)
+		return usageErr("eval: nothing to score in %s: no %s and no replay with an answer; make one with `compact replay --model builtin`", where, bundle.FileActual)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -16,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
@@ -373,7 +372,7 @@ func replayBundles(f *Factory, opts *replayOptions) ([]string, error) {
 			return nil, noBundles(p, channel)
 		}
 	}
-	bundles, err := replay.FindBundles(paths)
+	bundles, err := replayFinder.Find(paths)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -531,19 +530,8 @@ func replayTotals(items []replay.Item) replayTotal {
 	return t
 }
 
-// usd prints a cost to the micro-dollar, without trailing zeros past the
-// cents: $0, $0.000371, $0.0123, $1.50.
-func usd(v float64) string {
-	v = cascade.RoundUSD(v)
-	if v == 0 {
-		return "$0"
-	}
-	s := strconv.FormatFloat(v, 'f', 6, 64)
-	for strings.HasSuffix(s, "0") && len(s)-strings.IndexByte(s, '.') > 3 {
-		s = s[:len(s)-1]
-	}
-	return "$" + s
-}
+// usd prints a cost to the micro-dollar (cascade.FormatUSD).
+func usd(v float64) string { return cascade.FormatUSD(v) }
 
 // printReplayTable prints a row per bundle and the summary line; with
 // --quiet, only the summary line (as extract keeps its own).
@@ -657,11 +645,11 @@ func replayRunNames(f *Factory, c *cobra.Command) []string {
 	if !c.Flags().Changed("channel") {
 		channel = st.String("extract" + config.Delim + "channel")
 	}
-	bundles, err := replay.FindBundles([]string{filepath.Join(st.String("extract"+config.Delim+"out"), channel)})
+	bundles, err := replayFinder.Find([]string{filepath.Join(st.String("extract"+config.Delim+"out"), channel)})
 	if err != nil {
 		return nil
 	}
-	return diff.RunNames(bundles)
+	return bundle.RunNames(bundles)
 }
 
 func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pack *prompt.Pack, packName, locale string) error {
