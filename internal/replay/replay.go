@@ -200,7 +200,7 @@ type Hooks struct {
 	Progress func(Progress)
 	// Leftovers, if set, is called once before any bundle is replayed
 	// when leftovers of an interrupted run were removed (removed > 0) or
-	// could not be (err != nil); see CleanLeftovers.
+	// could not be (err != nil); see bundle.CleanRunLeftovers.
 	Leftovers func(removed int, err error)
 }
 
