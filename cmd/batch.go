@@ -2,16 +2,10 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,27 +112,9 @@ func newCmdBatchSub(f *Factory, name, short, long string) *cobra.Command {
 }
 
 // batchRoot is the directory whose .batches/ holds the runs of the bundles
-// under paths (or the channel's directory): the one path, or the
-// directory the paths share.
+// under paths, or of the channel's directory (batch.Root).
 func batchRoot(f *Factory, paths []string, channel string) string {
-	switch len(paths) {
-	case 0:
-		return channelDir(f, channel)
-	case 1:
-		return filepath.Clean(paths[0])
-	}
-	abs := make([]string, len(paths))
-	for i, p := range paths {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			a = p
-		}
-		abs[i] = filepath.Join(a, "x") // commonDir takes each path's directory
-	}
-	if d := commonDir(abs); d != "" {
-		return d
-	}
-	return "."
+	return batch.Root(paths, channelDir(f, channel))
 }
 
 // batchSettings reads batch: of the configuration.
@@ -163,35 +139,13 @@ func batchCascade(f *Factory, noCache bool) (*cascade.Cascade, error) {
 	return c, nil
 }
 
-func stopContext(ctx, stop context.Context) (context.Context, context.CancelFunc) {
-	if stop != nil {
-		return stop, func() {}
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-}
-
 func runBatch(ctx context.Context, verb string, opts *batchOptions) error {
 	f := opts.f
 	cmdName := "batch " + verb
 	root := batchRoot(f, opts.Paths, opts.Channel)
-	run := opts.Run
-	if run != "" {
-		if err := replay.ValidRunName(run); err != nil {
-			return usageErr("--run: %v", err)
-		}
-	} else {
-		runs := batch.Runs(root)
-		switch len(runs) {
-		case 0:
-			return usageErr("no batch run under %s; start one with compact replay --batch (with the same PATH or --channel)", root)
-		case 1:
-			run = runs[0]
-		default:
-			return usageErr("%d batch runs under %s (%s); name one with --run", len(runs), root, strings.Join(runs, ", "))
-		}
+	run, err := batch.FindRun(root, opts.Run)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	if err := checkTree(batch.Dir(root, run)); err != nil {
 		return err
@@ -247,7 +201,7 @@ func batchExit(f *Factory, command string, rep *batch.Report, err error) error {
 	case err == nil:
 	case errors.Is(err, batch.ErrInterrupted):
 		if rep != nil && rep.Bundles.Pending() > 0 {
-			return interrupted("interrupted with %s still in batches; compact batch collect --run %s goes on", pendingWhat(rep), rep.Run)
+			return interrupted("interrupted with %s still in batches; compact batch collect --run %s goes on", rep.Waiting(), rep.Run)
 		}
 		return interrupted("interrupted; compact batch collect goes on")
 	case errors.Is(err, batch.ErrNoRun), errors.Is(err, batch.ErrUnfinished), errors.Is(err, batch.ErrNoKey):
@@ -267,64 +221,12 @@ func batchExit(f *Factory, command string, rep *batch.Report, err error) error {
 	return nil
 }
 
-// pendingWhat is what a run has still in batches: bundles (a replay's
-// requests) or a judge's requests.
-func pendingWhat(rep *batch.Report) string {
-	if rep.Kind == batch.KindJudge {
-		return plural(rep.Bundles.Pending(), "request")
-	}
-	return plural(rep.Bundles.Pending(), "bundle")
-}
-
 func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 	if f.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeIndentedJSON(f.IO.Out, rep)
 	}
-	out := f.IO.TextOut()
-	judge := rep.Kind == batch.KindJudge && rep.Judge != nil
-	if judge {
-		fmt.Fprintf(out, "judge batch run %s: %s, judge %s, records judge/%s.json\n", rep.Run, plural(rep.Bundles.Total, "bundle"), strings.Join(rep.Models, ", "), rep.Judge.Run)
-	} else {
-		fmt.Fprintf(out, "batch run %s: %s, models %s\n", rep.Run, plural(rep.Bundles.Total, "bundle"), strings.Join(rep.Models, ", "))
-	}
-	if len(rep.Batches) > 0 {
-		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "TIER\tMODEL\tPROVIDER\tBATCH\tSTATUS\tREQUESTS\tSUCCEEDED\tFAILED\tPENDING\tCOLLECTED")
-		for _, b := range rep.Batches {
-			model := ""
-			if b.Tier < len(rep.Models) {
-				model = rep.Models[b.Tier]
-			}
-			collected := "no"
-			if b.Collected {
-				collected = "yes"
-			}
-			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", b.Tier+1, model, b.Provider, b.ID, dash(b.Status),
-				b.Requests, b.Counts.Succeeded, b.Counts.Failed, b.Counts.Pending, collected)
-		}
-		w.Flush()
-	}
-	c := rep.Bundles
-	if judge {
-		fmt.Fprintf(out, "bundles: %d judged, %d failed, %d with nothing to judge, %s; requests: %d in batches, %d to submit, %d from the response cache\n",
-			c.OK, c.Failed, c.Skipped, plural(c.Errors, "error"), c.Submitted, c.Queued, c.FromCache)
-	} else {
-		fmt.Fprintf(out, "bundles: %d ok, %d failed, %d skipped, %s; %d in batches, %d to submit; %d from the response cache\n",
-			c.OK, c.Failed, c.Skipped, plural(c.Errors, "error"), c.Submitted, c.Queued, c.FromCache)
-	}
-	l := rep.Ledger.Total
-	fmt.Fprintf(out, "cost: %s at the batch rate (%.0f%% off %s); %d input tokens (%d cached), %d output; the response cache saved %s\n",
-		usd(l.CostUSD), rep.Discount*100, usd(l.ListUSD), l.InputTokens, l.CachedInputTokens, l.OutputTokens, usd(l.SavedUSD))
-	for i, t := range rep.Ledger.Tiers {
-		if t.Requests+t.FromCache+t.Failed == 0 {
-			continue
-		}
-		fmt.Fprintf(out, "  tier %d %s (%s): %s, %d answered, %d failed, %d from the cache; %d in (%d cached), %d out; %s\n",
-			i+1, t.Model, t.Provider, plural(t.Requests, "request"), t.Answered, t.Failed, t.FromCache, t.InputTokens, t.CachedInputTokens, t.OutputTokens, usd(t.CostUSD))
-	}
+	rep.WriteText(f.IO.TextOut())
+	judge, c := rep.Kind == batch.KindJudge && rep.Judge != nil, rep.Bundles
 	if !f.IO.Quiet {
 		switch {
 		case len(rep.Submitted) > 0 && verb == "submit" && judge:
@@ -338,7 +240,7 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 				plural(c.Pending(), "judge request"), c.Submitted, c.Queued, rep.Run, rep.State)
 		case c.Pending() > 0 && verb != "cancel":
 			fmt.Fprintf(f.IO.ErrOut, "compact batch %s: %s still in batches; run compact batch collect --run %s again later, or with --wait\n",
-				verb, pendingWhat(rep), rep.Run)
+				verb, rep.Waiting(), rep.Run)
 		}
 	}
 	return nil
@@ -369,7 +271,7 @@ func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replay.Plan,
 	defer cancel()
 	prog := newProgress(f.IO)
 	rep, err := batch.Submit(stop, plan.Cascade, batch.Options{Root: batchRoot(f, opts.Paths, opts.Channel), Run: run,
-		Walk:   func(fn func(string) error) error { return walkBundles(paths, fn) },
+		Walk:   func(fn func(string) error) error { return replayFinder.Walk(paths, fn) },
 		Models: plan.Order, Pack: pack, PackName: opts.Pack, Locale: locale, Force: opts.Force, ToolVersion: Version, Settings: s,
 		Progress: func(msg string) { prog.show("replay --batch: %s", msg) }})
 	prog.clear()
@@ -409,7 +311,7 @@ func batchBundles(f *Factory, opts *replayOptions) ([]string, error) {
 	// Every bundle's files are checked (checkBundles) before anything is
 	// submitted, one bundle at a time.
 	found := false
-	err := walkBundles(paths, func(b string) error {
+	err := replayFinder.Walk(paths, func(b string) error {
 		found = true
 		return checkTree(b)
 	})
@@ -425,55 +327,6 @@ func batchBundles(f *Factory, opts *replayOptions) ([]string, error) {
 		return nil, noBundles(paths[0], channel)
 	}
 	return nil, usageErr("no bundles under %s; run `compact extract` first, or pass a bundle, chat or channel directory", strings.Join(paths, ", "))
-}
-
-// walkBundles calls fn with every bundle at or under paths, as
-// replay.FindBundles finds them (replay and hidden directories are not
-// searched; a bundle under two of the paths comes once), but one at a
-// time, each directory's entries in name order: the list is never held.
-func walkBundles(paths []string, fn func(bundle string) error) error {
-	var seen map[string]bool
-	if len(paths) > 1 {
-		seen = map[string]bool{}
-	}
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("%s is not a directory (want a bundle, chat or channel directory)", p)
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() {
-				return nil
-			}
-			if name := d.Name(); path != p && (name == replay.DirReplays || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			if !replay.IsBundle(path) {
-				return nil
-			}
-			if seen != nil {
-				abs, err := filepath.Abs(path)
-				if err != nil || seen[abs] {
-					return filepath.SkipDir
-				}
-				seen[abs] = true
-			}
-			if err := fn(path); err != nil {
-				return err
-			}
-			return filepath.SkipDir
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // runEvalJudgeBatch is eval --judge --batch: the judge's run through the
@@ -527,20 +380,7 @@ func runEvalJudgeBatch(ctx context.Context, opts *evalOptions, judge *eval.Judge
 	}
 	// Done: the records are read as the interactive judge would have
 	// written them; a bundle the batches failed keeps its reason.
-	failed := map[string]string{}
-	for _, p := range rep.Problems {
-		failed[filepath.Clean(p.Bundle)] = p.Error
-	}
-	var errs []eval.BundleError
-	var judged []*eval.BundleResult
-	for _, r := range results {
-		if msg, ok := failed[filepath.Clean(r.Bundle)]; ok {
-			errs = append(errs, eval.BundleError{Bundle: r.Bundle, Error: msg})
-			continue
-		}
-		judged = append(judged, r)
-	}
-	errs = append(errs, eval.ReadJudgedAll(judged, *judge)...)
+	errs := batch.Judged(rep, results, *judge)
 	if !f.IO.Quiet {
 		l := rep.Ledger.Total
 		fmt.Fprintf(f.IO.ErrOut, "compact eval: judge batch run %s done: %d judged, %d failed; %s at the batch rate, %d from the response cache (saved %s)\n",

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/compactlab/compact/internal/agentbundle"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/config"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // This file holds what several commands share, so that the same case reads
@@ -33,6 +33,18 @@ const (
 // interrupted is the error of an interrupted run (exit 130).
 func interrupted(format string, a ...any) error {
 	return &ExitError{Code: exitInterrupted, Err: fmt.Errorf(format, a...)}
+}
+
+// stopContext is the context that stops a run: stop when a test gives
+// one, else ctx cancelled on Ctrl-C and SIGTERM.
+func stopContext(ctx, stop context.Context) (context.Context, context.CancelFunc) {
+	if stop != nil {
+		return stop, func() {}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // isInterrupt reports whether err comes from a cancelled context: the
@@ -160,9 +172,8 @@ func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
 	kept := dirs[:0:0]
 	skipped := 0
 	for _, d := range dirs {
-		data, err := fsutil.ReadFileLimit(filepath.Join(d, extract.FileMetadata), maxMetadataBytes)
-		if err == nil {
-			if ok, why := agentbundle.ReadAuditable(data); !ok {
+		if md, err := bundle.ReadMetadata(d); err == nil {
+			if ok, why := md.IsAuditable(); !ok {
 				skipped++
 				if !f.IO.Quiet {
 					fmt.Fprintf(f.IO.ErrOut, "%s: note: %s: skipped: the agent's compaction is unauditable (%s)\n", strings.TrimSpace("compact "+f.Command), d, why)
@@ -178,12 +189,16 @@ func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
 	return kept, nil
 }
 
-// maxMetadataBytes bounds what is read of a metadata.json, a few hundred
-// bytes when compact wrote it.
-const maxMetadataBytes = 64 << 20
-
 // bundlesWanted is what a bundle path should have been, for errors.
 const bundlesWanted = "a bundle, chat or channel directory"
+
+// The commands' finders: readFinder for those that read briefings (diff,
+// eval, report), replayFinder for those that send requests (replay,
+// replay --batch).
+var (
+	readFinder   = bundle.Finder{Kind: bundle.Readable, NotDir: "compare two files with --a and --b"}
+	replayFinder = bundle.Finder{Kind: bundle.Replayable, NotDir: "want " + bundlesWanted}
+)
 
 // findAllBundles is findBundles with the unauditable bundles. Every file
 // of the bundles found is checked (checkBundles): a named pipe, a socket
@@ -194,7 +209,7 @@ func findAllBundles(f *Factory, paths []string, channel string) ([]string, error
 		if err := checkDirArg(def, bundlesWanted); err != nil {
 			return nil, err
 		}
-		found, err := diff.FindBundles(def)
+		found, err := readFinder.Find([]string{def})
 		if err != nil || len(found) == 0 {
 			return nil, noBundles(def, channel)
 		}
@@ -206,7 +221,7 @@ func findAllBundles(f *Factory, paths []string, channel string) ([]string, error
 		if err := checkDirArg(p, bundlesWanted); err != nil {
 			return nil, err
 		}
-		found, err := diff.FindBundles(p)
+		found, err := readFinder.Find([]string{p})
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, noBundles(p, "")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/estimate"
 	"github.com/compactlab/compact/internal/extract"
@@ -264,7 +265,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 	for _, it := range items {
 		switch it.Status {
 		case replay.StatusOK:
-			fmt.Fprintf(w, "briefing: %s from %s -> %s\n", plural(it.Chars, "char"), it.Model, filepath.Join(res.Bundle, replay.DirReplays))
+			fmt.Fprintf(w, "briefing: %s from %s -> %s\n", plural(it.Chars, "char"), it.Model, filepath.Join(res.Bundle, bundle.DirReplays))
 		default:
 			fmt.Fprintf(w, "briefing: %s: %s\n", it.Status, it.Error)
 			failed = true

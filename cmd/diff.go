@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/mdtext"
@@ -48,7 +49,7 @@ func newCmdDiff(f *Factory) *cobra.Command {
 		Use:   "diff [PATH]...",
 		Short: "Compare the app's briefings (A) with replayed ones (B): a section diff and quality measures",
 		Long: "Compares two briefings written from the same history:\n\n" +
-			"  A  the briefing the app stored: the bundle's actual-output.md\n" +
+			"  A  the briefing the app stored: the bundle's " + bundle.FileActual + "\n" +
 			"  B  a replay's briefing: the bundle's replays/<run>/output.md, written by\n" +
 			"     compact replay (--run NAME; default: the newest replay with an answer,\n" +
 			"     so a failed replay, which leaves only its replay.json, is passed over)\n\n" +
@@ -138,10 +139,10 @@ func diffRunNames(c *cobra.Command, f *Factory, opts *diffOptions, args []string
 	}
 	var bundles []string
 	for _, p := range paths {
-		found, _ := diff.FindBundles(p)
+		found, _ := readFinder.Find([]string{p})
 		bundles = append(bundles, found...)
 	}
-	return diff.RunNames(bundles)
+	return bundle.RunNames(bundles)
 }
 
 // writerIsTerminal reports whether w is a terminal.
@@ -307,7 +308,7 @@ func diffBaseline(f *Factory, opts *diffOptions, dirs []string, dopt diff.Option
 	prog.clear()
 	if len(base) == 0 && len(compared) > 0 {
 		return nil, usageErr("diff: --baseline %s: no answer from that run in the %s compared; runs found: %s",
-			opts.Baseline, plural(len(compared), "bundle"), runNameList(diff.RunNames(dirs)))
+			opts.Baseline, plural(len(compared), "bundle"), runNameList(bundle.RunNames(dirs)))
 	}
 	return diff.NewBaseline(opts.Baseline, cs, base), nil
 }

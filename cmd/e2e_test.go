@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/compactlab/compact/internal/replay"
 )
 
 // TestSampleExtractReplayDiff is the whole offline loop on the shipped
@@ -77,7 +75,7 @@ func TestSampleExtractReplayDiff(t *testing.T) {
 		t.Errorf("--fail-on lost-paths,leak: exit %d: %s", code, errOut)
 	}
 	// A replay that leaks the tag and drops the paths fails both gates.
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	bad := "<previous-chat-history>\n## Summary\n\nYou worked on the app and it went fine overall, nothing else."
 	if err := os.WriteFile(filepath.Join(bundles[0], "replays", "builtin", "output.md"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
@@ -102,8 +100,8 @@ func TestCommittedExampleIsCurrent(t *testing.T) {
 	if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", dir); code != 0 {
 		t.Fatal(errOut)
 	}
-	fresh, _ := replay.FindBundles([]string{dir})
-	committed, err := replay.FindBundles([]string{example})
+	fresh, _ := replayFinder.Find([]string{dir})
+	committed, err := replayFinder.Find([]string{example})
 	if err != nil || len(committed) != len(fresh) || len(fresh) == 0 {
 		t.Fatalf("committed %d bundles (%v), fresh %d", len(committed), err, len(fresh))
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
 )
 
@@ -55,7 +55,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 		Long: "Mines probes from each bundle's compact-history.xml, the part of the chat\n" +
 			"its briefing replaces (a previous briefing inside it included), and checks\n" +
 			"which of them every briefing of the bundle answers: the app's\n" +
-			"actual-output.md (\"actual\") and each replay run's output.md.\n\n" +
+			bundle.FileActual + " (\"actual\") and each replay run's output.md.\n\n" +
 			"Probes come in four kinds: artifact (the files read, created, changed,\n" +
 			"moved, deleted), recall (failed commands and whether they were fixed,\n" +
 			"error identifiers, attachments, numbers and identifiers the user gave),\n" +
@@ -219,7 +219,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	for _, e := range errs {
 		fmt.Fprintf(f.IO.ErrOut, "compact eval: %s: %s\n", e.Bundle, e.Error)
 	}
-	found := func() string { return runNameList(diff.RunNames(dirs)) }
+	found := func() string { return runNameList(bundle.RunNames(dirs)) }
 	if err := eval.NothingToScore(len(dirs), results, runs, opts.Baseline, found); err != nil {
 		return usageErr("%v", err)
 	}

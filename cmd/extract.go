@@ -20,6 +20,7 @@ import (
 
 	"github.com/compactlab/compact/internal/agentbundle"
 	"github.com/compactlab/compact/internal/agents"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
@@ -61,8 +62,8 @@ func newCmdExtract(f *Factory) *cobra.Command {
 		Short: "Write one playground bundle per compression event of a stagewise database, or per compaction a coding agent recorded",
 		Long: "Reads a stagewise agent database read-only, in one snapshot, finds every\n" +
 			"message that carries a stored briefing (compressedHistory), and writes one\n" +
-			"bundle per such compression event: system-prompt.md, user-message.md,\n" +
-			"compact-history.xml, actual-output.md and metadata.json, byte for byte as\n" +
+			"bundle per such compression event: " + bundle.FileSystemPrompt + ", " + bundle.FileUserMessage + ",\n" +
+			bundle.FileCompact + ", " + bundle.FileActual + " and " + bundle.FileMetadata + ", byte for byte as\n" +
 			"the upstream extraction writes them.\n\n" +
 			"The database is the desktop app's for --channel (prerelease unless the\n" +
 			"configuration says otherwise), or the file given with --db. Bundles go to\n" +
@@ -74,7 +75,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"instead (the PATHs, files or directories; default the agent's own\n" +
 			"directory, ~/.claude/projects or ~/.codex/sessions) and writes one bundle\n" +
 			"per compaction the agent recorded: the history the compaction replaced,\n" +
-			"the summary the agent wrote as actual-output.md, and the prompts of the\n" +
+			"the summary the agent wrote as " + bundle.FileActual + ", and the prompts of the\n" +
 			"agent's built-in pack (or --pack). Bundles go to\n" +
 			"experiments-data/history-compression/<agent>, or --out.",
 		Example: "  compact extract\n" +

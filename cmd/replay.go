@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 )
@@ -225,7 +225,7 @@ func replayBundles(f *Factory, opts *replayOptions) ([]string, error) {
 			return nil, noBundles(p, channel)
 		}
 	}
-	bundles, err := replay.FindBundles(paths)
+	bundles, err := replayFinder.Find(paths)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -387,9 +387,9 @@ func replayRunNames(f *Factory, c *cobra.Command) []string {
 	if !c.Flags().Changed("channel") {
 		channel = st.String("extract" + config.Delim + "channel")
 	}
-	bundles, err := replay.FindBundles([]string{filepath.Join(st.String("extract"+config.Delim+"out"), channel)})
+	bundles, err := replayFinder.Find([]string{filepath.Join(st.String("extract"+config.Delim+"out"), channel)})
 	if err != nil {
 		return nil
 	}
-	return diff.RunNames(bundles)
+	return bundle.RunNames(bundles)
 }

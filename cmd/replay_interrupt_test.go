@@ -53,7 +53,7 @@ func TestReplayInterruptAgainstASlowServer(t *testing.T) {
 	// 7 bundles from the sample, copied into 28.
 	src := extractSample(t)
 	root := filepath.Join(t.TempDir(), "many")
-	srcBundles, _ := replay.FindBundles([]string{src})
+	srcBundles, _ := replayFinder.Find([]string{src})
 	for i := 0; i < 28; i++ {
 		copyTree(t, srcBundles[i%len(srcBundles)], filepath.Join(root, "b"+string(rune('a'+i/26))+string(rune('a'+i%26))))
 	}
@@ -92,7 +92,7 @@ func TestReplayInterruptAgainstASlowServer(t *testing.T) {
 	if code != 130 || !strings.Contains(stderr, "compact replay: interrupted after ") || !strings.Contains(stderr, "run again to finish the rest") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	bundles, _ := replay.FindBundles([]string{root})
+	bundles, _ := replayFinder.Find([]string{root})
 	complete := 0
 	for _, b := range bundles {
 		entries, _ := os.ReadDir(filepath.Join(b, "replays"))

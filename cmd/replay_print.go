@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/compactlab/compact/internal/cascade"
@@ -16,17 +14,7 @@ import (
 
 // usd prints a cost to the micro-dollar, without trailing zeros past the
 // cents: $0, $0.000371, $0.0123, $1.50.
-func usd(v float64) string {
-	v = cascade.RoundUSD(v)
-	if v == 0 {
-		return "$0"
-	}
-	s := strconv.FormatFloat(v, 'f', 6, 64)
-	for strings.HasSuffix(s, "0") && len(s)-strings.IndexByte(s, '.') > 3 {
-		s = s[:len(s)-1]
-	}
-	return "$" + s
-}
+func usd(v float64) string { return cascade.FormatUSD(v) }
 
 // printReplayTable prints a row per bundle and the summary line; with
 // --quiet, only the summary line (as extract keeps its own).

@@ -101,7 +101,7 @@ func readFile(t *testing.T, path string) string {
 // recorded as openai-compatible at no cost, beside each bundle.
 func TestReplayOnALocalServerFromTheCommandLine(t *testing.T) {
 	dir := extractSample(t)
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	answer := "## Briefing\n\nYou asked a local model to summarise this chat, and it did."
 	srv := newChatServer(t, answer)
 	// An OpenAI key in the environment is not sent to the server.
@@ -186,7 +186,7 @@ func TestReplayOnALocalServerFromTheCommandLine(t *testing.T) {
 // its api_key_env, and its name is the recorded provider.
 func TestReplayOnAServerOfTheConfigFile(t *testing.T) {
 	dir := extractSample(t)
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	srv := newChatServer(t, "## Briefing\n\nA configured server wrote this briefing for you.")
 	cfg := filepath.Join(t.TempDir(), "compact.yaml")
 	yaml := fmt.Sprintf("providers:\n  lab:\n    kind: openai-compatible\n    base_url: %s\n    api_key_env: LAB_KEY\n"+
@@ -232,7 +232,7 @@ func TestReplayOnAServerOfTheConfigFile(t *testing.T) {
 // to do instead, exits 2 and writes nothing.
 func TestReplayWithoutKeysStopsBeforeSending(t *testing.T) {
 	dir := extractSample(t)
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	noReplays := func(what string) {
 		t.Helper()
 		for _, b := range bundles {
@@ -289,7 +289,7 @@ func TestReplayChannelReadsWhatExtractWroteForIt(t *testing.T) {
 		t.Fatalf("extract: %s", errOut)
 	}
 	nightly := filepath.Join(out, "nightly")
-	bundles, _ := replay.FindBundles([]string{nightly})
+	bundles, _ := replayFinder.Find([]string{nightly})
 	if len(bundles) != 7 {
 		t.Fatalf("%d bundles under %s", len(bundles), nightly)
 	}
@@ -325,7 +325,7 @@ func TestReplayChannelReadsWhatExtractWroteForIt(t *testing.T) {
 // --json and the table carry micro-dollars.
 func TestReplayCostsToTheMicroDollar(t *testing.T) {
 	dir := extractSample(t)
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	srv := newChatServer(t, "## Briefing\n\nA priced model wrote this briefing for you.")
 	srv.usage = [2]int{1111, 61}
 	// gpt-5.4-nano: 0.20 in, 1.25 out per million tokens.

@@ -39,7 +39,7 @@ func TestReplayWithTheBuiltinModelNeedsNoKey(t *testing.T) {
 	if res.Totals.Bundles != 7 || res.Totals.OK != 7 {
 		t.Fatalf("totals %+v", res.Totals)
 	}
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	for _, b := range bundles {
 		out, err := os.ReadFile(filepath.Join(b, "replays", "builtin", "output.md"))
 		if err != nil || !strings.HasPrefix(string(out), "## ") || strings.Contains(string(out), "<previous-chat-history>") {
@@ -87,7 +87,7 @@ func TestReplayDryRunSendsNothingAndShowsNoKey(t *testing.T) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
 	}
-	bundles, _ := replay.FindBundles([]string{dir})
+	bundles, _ := replayFinder.Find([]string{dir})
 	if _, err := os.Stat(filepath.Join(bundles[0], "replays")); err == nil {
 		t.Error("a dry run wrote results")
 	}

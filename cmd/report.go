@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compactlab/compact/internal/diff"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/mdtext"
@@ -166,7 +166,7 @@ func runReport(c *cobra.Command, opts *reportOptions) error {
 		if dirs, err = findBundles(f, opts.Paths, opts.Channel); err != nil {
 			return err
 		}
-	} else if found, err := diff.FindBundles(channelDir(f, opts.Channel)); err == nil {
+	} else if found, err := readFinder.Find([]string{channelDir(f, opts.Channel)}); err == nil {
 		if err := checkBundles(found); err != nil {
 			return err
 		}
@@ -274,7 +274,7 @@ func reportSummary(r reportResult) string {
 func reportNothing(opts *reportOptions, dirs []string, rep *report.Report, runs []string) error {
 	where := plural(len(dirs), "bundle")
 	if len(dirs) > 0 && len(rep.Bundles) == 0 && len(rep.Sims) == 0 {
-		return usageErr("report: none of the %s could be read (each is named above); pass bundles that hold an %s", where, "actual-output.md")
+		return usageErr("report: none of the %s could be read (each is named above); pass bundles that hold an %s", where, bundle.FileActual)
 	}
 	if len(rep.Bundles) == 0 && len(rep.Sims) == 0 {
 		return usageErr("report: nothing to report: no bundles and no --simulate file")
@@ -287,7 +287,7 @@ func reportNothing(opts *reportOptions, dirs []string, rep *report.Report, runs 
 	}
 	for _, r := range runs {
 		if !slices.Contains(rep.Names, r) {
-			return usageErr("report: no replay run %q with an answer in %s; runs found: %s", r, where, runNameList(diff.RunNames(dirs)))
+			return usageErr("report: no replay run %q with an answer in %s; runs found: %s", r, where, runNameList(bundle.RunNames(dirs)))
 		}
 	}
 	if opts.Baseline != "" && !slices.Contains(rep.Names, opts.Baseline) {

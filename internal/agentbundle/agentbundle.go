@@ -1,15 +1,13 @@
 // Package agentbundle writes bundles from the compactions coding agents
 // recorded in their own session files (Claude Code, Codex; read by
 // internal/agents), in the layout `compact extract` writes for a
-// stagewise database, so that replay, diff and eval work on them
-// unchanged:
-//
-//	OUT/NNN-<slug>/compression-NNN/
-//	  system-prompt.md     the pack's system prompt
-//	  user-message.md      the compact history in the pack's template
-//	  compact-history.xml  the history the compaction replaced, rendered
-//	  actual-output.md     the summary the agent recorded, byte for byte
-//	  metadata.json        agent, session, model, trigger, tokens, …
+// stagewise database (internal/bundle), so that replay, diff and eval
+// work on them unchanged: OUT/NNN-<slug>/compression-NNN/ holding the
+// pack's system prompt, the compact history in the pack's template (the
+// user message), the history the compaction replaced, rendered (the
+// compact history), the summary the agent recorded, byte for byte (the
+// app's briefing), and the metadata (agent, session, model, trigger,
+// tokens, …: bundle.AgentMetadata).
 //
 // One chat directory per session that recorded a compaction (a
 // subagent's session is a chat of its own, after its parent's), one
@@ -20,7 +18,7 @@
 // convo.Render with the agent's tool calls as the markers internal/eval
 // mines, paths made relative to the session's working directory. A
 // compaction whose summary cannot be read (a remote compaction whose
-// output is encrypted) gets a bundle without actual-output.md whose
+// output is encrypted) gets a bundle without the app's briefing whose
 // metadata says "auditable": false and why; diff and eval skip it with a
 // note, and replay can still answer it.
 package agentbundle
@@ -37,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/compactlab/compact/internal/agents"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/history"
@@ -394,7 +393,7 @@ type sessionWriter struct {
 
 type pendingMeta struct {
 	dir string
-	md  metadata
+	md  bundle.AgentMetadata
 }
 
 // segment writes the bundle of the compaction that ends seg, if any.
@@ -467,17 +466,17 @@ func (w *sessionWriter) segment(seg agents.Segment) error {
 		w.res.Directory = extract.ChatDirName(*w.chats, title)
 	}
 	w.res.Bundles++
-	dir := filepath.Join(w.res.Directory, extract.CompressionDirName(w.res.Bundles))
+	dir := filepath.Join(w.res.Directory, bundle.CompressionDirName(w.res.Bundles))
 	files := map[string][]byte{
-		extract.FileSystemPrompt: []byte(w.opts.Pack.System()),
-		extract.FileUserMessage:  []byte(b.user),
-		extract.FileCompact:      []byte(b.compact),
+		bundle.FileSystemPrompt: []byte(w.opts.Pack.System()),
+		bundle.FileUserMessage:  []byte(b.user),
+		bundle.FileCompact:      []byte(b.compact),
 	}
 	if rc.Unauditable == "" {
-		files[extract.FileActualOutput] = []byte(rc.Summary)
+		files[bundle.FileActual] = []byte(rc.Summary)
 	} else {
 		w.res.Unauditable++
-		w.warn("%s: compaction %d (line %d) is unauditable: %s; its bundle has no %s", s.Path, n, rc.Line, rc.Unauditable, extract.FileActualOutput)
+		w.warn("%s: compaction %d (line %d) is unauditable: %s; its bundle has no %s", s.Path, n, rc.Line, rc.Unauditable, bundle.FileActual)
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -510,7 +509,7 @@ func (w *sessionWriter) finish(s *agents.Session, warn func(string, ...any)) err
 			md.Model = s.Model
 		}
 		md.TotalCompressions, md.TotalChatMessages = w.recorded, w.branch
-		if err := w.out.WriteFile(filepath.Join(w.metas[i].dir, extract.FileMetadata), md.json()); err != nil {
+		if err := w.out.WriteFile(filepath.Join(w.metas[i].dir, bundle.FileMetadata), md.JSON()); err != nil {
 			return err
 		}
 	}
@@ -526,16 +525,17 @@ func (w *sessionWriter) finish(s *agents.Session, warn func(string, ...any)) err
 	return nil
 }
 
-type bundle struct {
+// built is the bundle of one compaction, before it is written.
+type built struct {
 	compact, user string
-	md            metadata
+	md            bundle.AgentMetadata
 	messages      int // the messages of the history it renders
 }
 
 // build renders the compaction n (1-based) that ends h, the history of
 // one segment: its messages (less those the agent preserved), after the
 // previous summary.
-func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Compaction, n int) bundle {
+func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Compaction, n int) built {
 	rc := h.Recorded[0]
 	preserved := map[string]bool{}
 	for _, id := range c.Preserved {
@@ -567,7 +567,7 @@ func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Com
 		}
 		est += estimate(m)
 	}
-	md := metadata{
+	md := bundle.AgentMetadata{
 		Agent: s.Agent, ChatID: s.ID, Session: s.ID, SessionFile: s.Path,
 		Cwd:                  s.Cwd,
 		CompressionNumber:    n,
@@ -576,7 +576,7 @@ func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Com
 		TotalMessagesInSlice: rc.Index, SerializedMessageCount: serialized, PreservedMessages: len(preserved),
 		CompactHistoryChars: history.Len16(compact), UserMessageChars: history.Len16(user),
 		Auditable: rc.Unauditable == "", Unauditable: rc.Unauditable, PreviousUnauditable: w.prevUnaudit, Pack: w.opts.PackName,
-		RecordedPostTokens: c.PostTokens, RecordedDurationMs: c.DurationMs, RecordedCompactionUsage: c.Usage,
+		RecordedPostTokens: c.PostTokens, RecordedDurationMs: c.DurationMs, RecordedCompactionUsage: (*bundle.TokenUsage)(c.Usage),
 	}
 	if n == 1 && s.Partial != "" {
 		md.PartialHistory = s.Partial
@@ -591,7 +591,7 @@ func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Com
 			md.PreviousCompressionSize = &prevChars
 		}
 	}
-	return bundle{compact: compact, user: user, md: md, messages: len(msgs)}
+	return built{compact: compact, user: user, md: md, messages: len(msgs)}
 }
 
 // estimate is the stagewise estimator's count for a generic message:

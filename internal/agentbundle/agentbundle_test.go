@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/compactlab/compact/internal/agents"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/testfiles"
@@ -35,7 +36,7 @@ func run(t *testing.T, agent string, paths ...string) (*Summary, string, []strin
 
 func readMeta(t *testing.T, dir string) map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, extract.FileMetadata))
+	data, err := os.ReadFile(filepath.Join(dir, bundle.FileMetadata))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,25 +65,25 @@ func TestClaudeCodeBundles(t *testing.T) {
 	}
 	chat := filepath.Join(out, "001-the-cart-total-is-wrong-for-carts-over-2400-items-fix-car")
 	for n, c := range s.Compactions {
-		dir := filepath.Join(chat, extract.CompressionDirName(n+1))
-		got, err := os.ReadFile(filepath.Join(dir, extract.FileActualOutput))
+		dir := filepath.Join(chat, bundle.CompressionDirName(n+1))
+		got, err := os.ReadFile(filepath.Join(dir, bundle.FileActual))
 		if err != nil || string(got) != c.Summary {
 			t.Errorf("compression %d: actual-output.md %q (%v), want the recorded summary", n+1, got, err)
 		}
-		sys, _ := os.ReadFile(filepath.Join(dir, extract.FileSystemPrompt))
+		sys, _ := os.ReadFile(filepath.Join(dir, bundle.FileSystemPrompt))
 		if !strings.HasPrefix(string(sys), "You are a coding assistant partway through a session") {
 			t.Errorf("system prompt %.60q", sys)
 		}
 	}
-	h1, _ := os.ReadFile(filepath.Join(chat, "compression-001", extract.FileCompact))
-	h2, _ := os.ReadFile(filepath.Join(chat, "compression-002", extract.FileCompact))
+	h1, _ := os.ReadFile(filepath.Join(chat, "compression-001", bundle.FileCompact))
+	h2, _ := os.ReadFile(filepath.Join(chat, "compression-002", bundle.FileCompact))
 	if !strings.HasPrefix(string(h1), "<user>The cart total is wrong") || strings.Contains(string(h1), "tax") || !strings.Contains(string(h1), "[edited: src/cart.ts]") {
 		t.Errorf("first history:\n%s", h1)
 	}
 	if !strings.HasPrefix(string(h2), "<previous-chat-history>"+s.Compactions[0].Summary+"</previous-chat-history>\n<user>Now round the tax") || strings.Contains(string(h2), "Thanks. Run the whole suite") {
 		t.Errorf("second history:\n%s", h2)
 	}
-	user, _ := os.ReadFile(filepath.Join(chat, "compression-002", extract.FileUserMessage))
+	user, _ := os.ReadFile(filepath.Join(chat, "compression-002", bundle.FileUserMessage))
 	if !strings.HasPrefix(string(user), "<chat-history>"+string(h2)+"</chat-history>\n\nKeep the summary to about 20,000 characters. The earlier summary is 625 characters") {
 		t.Errorf("user message %.200q", user)
 	}
@@ -100,7 +101,7 @@ func TestClaudeCodeBundles(t *testing.T) {
 		t.Errorf("estimatedTokens %v", md["estimatedTokens"])
 	}
 	sub := filepath.Join(out, "002-subagent-find-every-caller-of-tocents", "compression-001")
-	if got, _ := os.ReadFile(filepath.Join(sub, extract.FileActualOutput)); string(got) != "Summary: toCents is called from src/cart.ts and src/tax.ts." {
+	if got, _ := os.ReadFile(filepath.Join(sub, bundle.FileActual)); string(got) != "Summary: toCents is called from src/cart.ts and src/tax.ts." {
 		t.Errorf("subagent bundle %q", got)
 	}
 	// Nothing is left beside the output.
@@ -119,21 +120,18 @@ func TestCodexBundles(t *testing.T) {
 		t.Errorf("summary %+v, warnings %q", sum, warns)
 	}
 	chat := filepath.Join(out, "001-the-mail-relay-drops-messages-over-10-mb-raise-the-limit-to")
-	h, _ := os.ReadFile(filepath.Join(chat, "compression-001", extract.FileCompact))
+	h, _ := os.ReadFile(filepath.Join(chat, "compression-001", bundle.FileCompact))
 	for _, want := range []string{"[edited: config/relay.toml]", "[created: docs/limits.md]", "[shell: cargo test -p relay → exit 101]", "[moved: src/limits.rs → src/size.rs]", "[deleted: src/old_limits.rs]", "[shell: cargo test -p relay → ✓]"} {
 		if !strings.Contains(string(h), want) {
 			t.Errorf("no %q in\n%s", want, h)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(chat, "compression-002", extract.FileActualOutput)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(chat, "compression-002", bundle.FileActual)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the unauditable bundle has an actual-output.md (%v)", err)
 	}
-	data, _ := os.ReadFile(filepath.Join(chat, "compression-002", extract.FileMetadata))
-	if ok, why := ReadAuditable(data); ok || !strings.Contains(why, "encrypted") {
-		t.Errorf("auditable %v %q", ok, why)
-	}
-	if ok, _ := ReadAuditable([]byte(`{"chatId":"x"}`)); !ok {
-		t.Error("a stagewise bundle is not auditable")
+	md, err := bundle.ReadMetadata(filepath.Join(chat, "compression-002"))
+	if ok, why := md.IsAuditable(); err != nil || ok || !strings.Contains(why, "encrypted") {
+		t.Errorf("auditable %v %q (%v)", ok, why, err)
 	}
 }
 
@@ -209,11 +207,11 @@ func TestRealClaudeCodeSession(t *testing.T) {
 		t.Fatalf("summary %+v", sum)
 	}
 	dir := filepath.Join(out, "001-start", "compression-001")
-	got, _ := os.ReadFile(filepath.Join(dir, extract.FileActualOutput))
+	got, _ := os.ReadFile(filepath.Join(dir, bundle.FileActual))
 	if string(got) != "This session is being continued from a previous conversation that ran out of context. Summary: the user asked for a plan." {
 		t.Errorf("actual-output.md %q", got)
 	}
-	h, _ := os.ReadFile(filepath.Join(dir, extract.FileCompact))
+	h, _ := os.ReadFile(filepath.Join(dir, bundle.FileCompact))
 	if string(h) != "<user>Start</user>\n<assistant>Ready</assistant>\n<user>Second attempt</user>\n<assistant>Second answer</assistant>\n<user>Keep going</user>\n<assistant>Kept going</assistant>" {
 		t.Errorf("history %q", h)
 	}
@@ -267,11 +265,11 @@ func TestRealClaudeCodeCorpusFiles(t *testing.T) {
 		t.Fatalf("%d bundle directories", len(bundles))
 	}
 	for _, b := range bundles {
-		h, err := os.ReadFile(filepath.Join(b, extract.FileCompact))
+		h, err := os.ReadFile(filepath.Join(b, bundle.FileCompact))
 		if err != nil || len(strings.TrimSpace(string(h))) < 100 {
 			t.Errorf("%s: compact history %d bytes (%v)", b, len(h), err)
 		}
-		a, err := os.ReadFile(filepath.Join(b, extract.FileActualOutput))
+		a, err := os.ReadFile(filepath.Join(b, bundle.FileActual))
 		if err != nil || !strings.HasPrefix(string(a), "This session is being continued from a previous conversation") {
 			t.Errorf("%s: actual-output.md %.80q (%v)", b, a, err)
 		}
@@ -301,7 +299,7 @@ func TestMissedCompactionsNamed(t *testing.T) {
 		// a bundle whose history is that summary.
 		t.Fatalf("bundles %d, warnings %v", sum.Bundles, warns)
 	}
-	h, _ := os.ReadFile(filepath.Join(out, "001-fix-the-parser", "compression-002", extract.FileCompact))
+	h, _ := os.ReadFile(filepath.Join(out, "001-fix-the-parser", "compression-002", bundle.FileCompact))
 	if !strings.Contains(string(h), "first summary") {
 		t.Errorf("second history %q", h)
 	}

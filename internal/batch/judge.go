@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/fsutil"
@@ -36,10 +37,8 @@ const (
 	partGrade  = "grade"
 )
 
-const (
-	dirJudge   = "judge"
-	scratchTmp = ".tmp-"
-)
+// scratchTmp starts the temporary names of items/judge/<n>.json.
+const scratchTmp = ".tmp-"
 
 // JudgeOptions of a judge run.
 type JudgeOptions struct {
@@ -265,7 +264,7 @@ type scratchAnswer struct {
 }
 
 func (j *judgeJob) scratchPath(n int) string {
-	return filepath.Join(j.r.dir, DirItems, dirJudge, strconv.Itoa(n)+".json")
+	return filepath.Join(j.r.dir, DirItems, KindJudge, strconv.Itoa(n)+".json")
 }
 
 func (j *judgeJob) readScratch(n int) (*scratch, error) {
@@ -423,6 +422,27 @@ func (j *judgeJob) broken(it *Item, msg string) error {
 	return j.r.problem(it, OutcomeError, msg)
 }
 
+// Judged sets the judged scores of results from the records a finished
+// judge run wrote, as the interactive judge sets them, and returns the
+// bundles without one: those the run failed (with its reason), then
+// those whose record cannot be used (eval.ReadJudged).
+func Judged(rep *Report, results []*eval.BundleResult, opt eval.JudgeOptions) []eval.BundleError {
+	failed := map[string]string{}
+	for _, p := range rep.Problems {
+		failed[filepath.Clean(p.Bundle)] = p.Error
+	}
+	var errs []eval.BundleError
+	var judged []*eval.BundleResult
+	for _, r := range results {
+		if msg, ok := failed[filepath.Clean(r.Bundle)]; ok {
+			errs = append(errs, eval.BundleError{Bundle: r.Bundle, Error: msg})
+			continue
+		}
+		judged = append(judged, r)
+	}
+	return append(errs, eval.ReadJudgedAll(judged, opt)...)
+}
+
 // first settles an answer's bundle: false when it was settled already
 // (another of its answers failed first).
 func (j *judgeJob) first(it *Item) bool {
@@ -437,11 +457,6 @@ func (j *judgeJob) first(it *Item) bool {
 }
 
 func (j *judgeJob) leftovers(bundles []string) int {
-	n := 0
-	prefix := "." + j.spec.Run + ".json."
-	for _, b := range bundles {
-		k, _ := fsutil.CleanStale(filepath.Join(b, eval.JudgeDir), prefix)
-		n += k
-	}
+	n, _ := bundle.CleanJudgeLeftovers(bundles, j.spec.Run)
 	return n
 }

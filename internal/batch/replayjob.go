@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
@@ -74,7 +75,7 @@ func (j *replayJob) broken(it *Item, msg string) error {
 }
 
 func (j *replayJob) leftovers(bundles []string) int {
-	n, _ := replay.CleanLeftovers(bundles, j.r.st.Run)
+	n, _ := bundle.CleanRunLeftovers(bundles, j.r.st.Run)
 	return n
 }
 

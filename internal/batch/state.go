@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/replay"
 )
 
 // Files of a run's state.
@@ -216,6 +218,63 @@ func Runs(root string) []string {
 	return out
 }
 
+// Root is the directory whose .batches/ holds the runs of the bundles
+// under paths: def (the channel's directory) when there are none, the
+// one path, or the deepest directory the paths share ("." when they share
+// none).
+func Root(paths []string, def string) string {
+	switch len(paths) {
+	case 0:
+		return def
+	case 1:
+		return filepath.Clean(paths[0])
+	}
+	var root string
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			a = filepath.Clean(p)
+		}
+		if i == 0 {
+			root = a
+			continue
+		}
+		for !within(a, root) {
+			up := filepath.Dir(root)
+			if up == root {
+				break
+			}
+			root = up
+		}
+	}
+	return root
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// FindRun checks run, a batch run's name given by --run, or, when it is
+// "", finds the only run under root. The error says what to do.
+func FindRun(root, run string) (string, error) {
+	if run != "" {
+		if err := replay.ValidRunName(run); err != nil {
+			return "", fmt.Errorf("--run: %v", err)
+		}
+		return run, nil
+	}
+	runs := Runs(root)
+	switch len(runs) {
+	case 0:
+		return "", fmt.Errorf("no batch run under %s; start one with compact replay --batch (with the same PATH or --channel)", root)
+	case 1:
+		return runs[0], nil
+	}
+	return "", fmt.Errorf("%d batch runs under %s (%s); name one with --run", len(runs), root, strings.Join(runs, ", "))
+}
+
 // ErrBusy: another process holds the run.
 var ErrBusy = errors.New("batch run busy")
 
@@ -307,7 +366,7 @@ func lockRun(dir string) (func(), error) {
 	// Leftovers of a killed run: temporary state and upload files.
 	fsutil.CleanStale(dir, stateTmp)
 	fsutil.CleanStale(dir, uploadPrefix)
-	fsutil.CleanStale(filepath.Join(dir, DirItems, dirJudge), scratchTmp)
+	fsutil.CleanStale(filepath.Join(dir, DirItems, KindJudge), scratchTmp)
 	return release, nil
 }
 

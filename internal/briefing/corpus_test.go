@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/briefing"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/prompt"
@@ -54,7 +55,7 @@ func sampleBundles(t *testing.T, chats int) ([]generatedBundle, int) {
 	}
 	var bs []generatedBundle
 	err = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != extract.FileCompact {
+		if err != nil || d.IsDir() || d.Name() != bundle.FileCompact {
 			return err
 		}
 		b, err := os.ReadFile(path)

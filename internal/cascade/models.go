@@ -34,6 +34,20 @@ func (m Model) Cost(u Usage) float64 {
 	return RoundUSD((float64(u.InputTokens)*m.PriceInPerMTok + float64(u.OutputTokens)*m.PriceOutPerMTok) / 1e6)
 }
 
+// FormatUSD prints a cost to the micro-dollar, without trailing zeros
+// past the cents: $0, $0.000371, $0.0123, $1.50.
+func FormatUSD(v float64) string {
+	v = RoundUSD(v)
+	if v == 0 {
+		return "$0"
+	}
+	s := strconv.FormatFloat(v, 'f', 6, 64)
+	for strings.HasSuffix(s, "0") && len(s)-strings.IndexByte(s, '.') > 3 {
+		s = s[:len(s)-1]
+	}
+	return "$" + s
+}
+
 // RoundUSD rounds a cost to the micro-dollar (6 decimals), the precision
 // every record and report carries: sums of prices per million tokens
 // otherwise print as 0.00037055000000000004.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/mdtext"
 )
 
@@ -39,45 +40,17 @@ func writeFile(t *testing.T, path, text string) {
 
 // fakeReplay writes replays/<run>/output.md and replay.json; an empty
 // startedAt leaves it out of the record.
-func fakeReplay(t *testing.T, bundle, run, output, startedAt string) {
+func fakeReplay(t *testing.T, b, run, output, startedAt string) {
 	t.Helper()
-	dir := filepath.Join(bundle, ReplaysDir, run)
+	dir := bundle.RunDir(b, run)
 	if output != "\x00none" {
-		writeFile(t, filepath.Join(dir, ReplayOutputFile), output)
+		writeFile(t, filepath.Join(dir, bundle.FileOutput), output)
 	}
 	rec := `{"model": "builtin", "attempts": [], "usage": {"inputTokens": 1, "outputTokens": 2}, "costUsd": 0, "pack": "default", "systemSha256": "x", "userSha256": "y", "toolVersion": "dev"`
 	if startedAt != "" {
 		rec += `, "startedAt": "` + startedAt + `"`
 	}
-	writeFile(t, filepath.Join(dir, ReplayRecordFile), rec+"}")
-}
-
-func TestFindBundlesUnderChannelChatAndBundle(t *testing.T) {
-	root := t.TempDir()
-	copyDir(t, corpusChannel, root)
-	fakeReplay(t, filepath.Join(root, "001-long-running-refactor", "compression-001"), "builtin", "## X\n\ny", "2026-07-01T10:00:00Z")
-	if err := os.MkdirAll(filepath.Join(root, ".staging", "compression-001"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(root, ".staging", "compression-001", "actual-output.md"), "x")
-	all, err := FindBundles(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) != 10 {
-		t.Fatalf("channel: %d bundles, want 10: %v", len(all), all)
-	}
-	chat, _ := FindBundles(filepath.Join(root, "002-short-chain-with-large-summaries"))
-	if len(chat) != 3 {
-		t.Errorf("chat: %v", chat)
-	}
-	one, _ := FindBundles(all[0])
-	if d := cmp.Diff([]string{all[0]}, one); d != "" {
-		t.Errorf("bundle (-want +got):\n%s", d)
-	}
-	if _, err := FindBundles(filepath.Join(all[0], "actual-output.md")); err == nil {
-		t.Error("a file as PATH: want an error")
-	}
+	writeFile(t, filepath.Join(dir, bundle.FileRecord), rec+"}")
 }
 
 func TestNewestReplayByStartedAtThenMtime(t *testing.T) {
@@ -95,7 +68,7 @@ func TestNewestReplayByStartedAtThenMtime(t *testing.T) {
 	// A run without startedAt falls back to its directory's mtime.
 	fakeReplay(t, b, "later", "## L\n\nlatest", "")
 	future := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(b, ReplaysDir, "later"), future, future); err != nil {
+	if err := os.Chtimes(filepath.Join(b, bundle.DirReplays, "later"), future, future); err != nil {
 		t.Fatal(err)
 	}
 	if in, _ := LoadBundle(b, Options{}); in.Run != "later" {
@@ -185,7 +158,7 @@ func TestLoadFilesFindsTheHistoryBesideA(t *testing.T) {
 func TestCorpusBundlesWithFakeReplays(t *testing.T) {
 	root := t.TempDir()
 	copyDir(t, corpusChannel, root)
-	dirs, err := FindBundles(root)
+	dirs, err := bundle.Finder{}.Find([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,9 +223,9 @@ func TestCorpusBundlesWithFakeReplays(t *testing.T) {
 
 // failedReplay writes what a replay that got no answer leaves: replay.json
 // with no model and an error, and no output.md.
-func failedReplay(t *testing.T, bundle, run, startedAt, msg string) {
+func failedReplay(t *testing.T, b, run, startedAt, msg string) {
 	t.Helper()
-	writeFile(t, filepath.Join(bundle, ReplaysDir, run, ReplayRecordFile),
+	writeFile(t, bundle.RecordPath(b, run),
 		`{"run": "`+run+`", "models": ["gemini-3.1-flash-lite"], "model": null, "attempts": [], "error": "`+msg+`", "startedAt": "`+startedAt+`"}`)
 }
 
@@ -293,7 +266,7 @@ func TestDefaultRunIsTheNewestWithAnAnswer(t *testing.T) {
 	failedReplay(t, only, "cascade", "2026-07-01T10:00:00Z", "no API key\\nat all")
 	_, err = LoadBundle(only, Options{})
 	if !errors.As(err, &na) || err.Error() != "no replay with an answer: cascade failed (no API key at all)" ||
-		len(na.Runs) != 1 || na.Runs[0] != (RunState{Run: "cascade", Error: "no API key at all"}) {
+		len(na.Runs) != 1 || na.Runs[0] != (bundle.RunState{Run: "cascade", Error: "no API key at all"}) {
 		t.Errorf("only failed: %v %+v", err, na)
 	}
 	// CompareBundles marks both kinds and TallyRuns sums them.
@@ -308,7 +281,7 @@ func TestDefaultRunIsTheNewestWithAnAnswer(t *testing.T) {
 	if d := cmp.Diff(want, TallyRuns(errs)); d != "" {
 		t.Errorf("tally (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"again", "builtin", "cascade"}, RunNames([]string{b, only, none})); d != "" {
+	if d := cmp.Diff([]string{"again", "builtin", "cascade"}, bundle.RunNames([]string{b, only, none})); d != "" {
 		t.Errorf("run names (-want +got):\n%s", d)
 	}
 }
@@ -346,5 +319,15 @@ func TestLoadBundleReadsAnyBytes(t *testing.T) {
 	}
 	if strings.Contains(strings.NewReplacer(ansiReset, "", ansiBold, "", ansiRed, "", ansiGreen, "", ansiCyan, "").Replace(buf.String()), "\x1b") {
 		t.Errorf("an escape sequence of the bundle reached the text:\n%q", buf.String())
+	}
+}
+
+// TestReadLooseRefusesBlank: a blank file is a blank briefing in a bundle,
+// and refused as a file given by hand (--a, --b).
+func TestReadLooseRefusesBlank(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "output.md")
+	writeFile(t, p, " \n")
+	if _, err := readLoose(p); !errors.Is(err, bundle.ErrEmpty) || err.Error() != p+" is empty" {
+		t.Errorf("readLoose(blank) = %v", err)
 	}
 }

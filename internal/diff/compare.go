@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
 )
@@ -39,7 +40,7 @@ type Input struct {
 	Chain       string
 	Compression int
 	Run         string
-	Replay      *ReplayInfo
+	Replay      *bundle.ReplayInfo
 	// WithDiffs asks for the unified diff text of each changed section.
 	WithDiffs bool
 	Warnings  []string
@@ -88,19 +89,19 @@ type Comparison struct {
 	B          Side       `json:"b"`
 	Similarity Similarity `json:"similarity"`
 
-	Chain         string         `json:"chain,omitempty"`
-	Compression   int            `json:"compression,omitempty"`
-	Run           string         `json:"run,omitempty"`
-	Replay        *ReplayInfo    `json:"replay,omitempty"`
-	Profile       string         `json:"profile"`
-	TargetChars   int            `json:"targetChars"`
-	PreviousChars *int           `json:"previousChars"`
-	HasHistory    bool           `json:"hasHistory"`
-	ItemCount     int            `json:"itemCount"`
-	Sections      []SectionDiff  `json:"sections"`
-	SectionCounts map[string]int `json:"sectionCounts"`
-	Worse         []string       `json:"worse"`
-	Warnings      []string       `json:"warnings,omitempty"`
+	Chain         string             `json:"chain,omitempty"`
+	Compression   int                `json:"compression,omitempty"`
+	Run           string             `json:"run,omitempty"`
+	Replay        *bundle.ReplayInfo `json:"replay,omitempty"`
+	Profile       string             `json:"profile"`
+	TargetChars   int                `json:"targetChars"`
+	PreviousChars *int               `json:"previousChars"`
+	HasHistory    bool               `json:"hasHistory"`
+	ItemCount     int                `json:"itemCount"`
+	Sections      []SectionDiff      `json:"sections"`
+	SectionCounts map[string]int     `json:"sectionCounts"`
+	Worse         []string           `json:"worse"`
+	Warnings      []string           `json:"warnings,omitempty"`
 	// Bounded names the measures that were approximated because the
 	// briefings are too large for the exact computation (BoundedRougeL,
 	// BoundedReuse); absent when every measure is exact.

@@ -1,9 +1,10 @@
 // Package diff owns comparing two briefings: the section diff, the
 // quality measures side by side, similarity and the report.
 //
-// A comparison puts briefing A (usually a bundle's actual-output.md, what
-// the app produced) beside briefing B (usually a replay's output.md) and
-// measures both against the same input, the bundle's compact-history.xml:
+// A comparison puts briefing A (usually the briefing a bundle holds, what
+// the app produced: bundle.FileActual) beside briefing B (usually a
+// replay's output.md) and measures both against the same input, the
+// bundle's compact-history.xml:
 //
 //   - the section diff: both briefings split at their "## " headings,
 //     sections matched by heading and reported as kept, changed (with a

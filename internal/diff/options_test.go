@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 func TestParseFailOn(t *testing.T) {
@@ -34,9 +36,9 @@ func TestParseFailOn(t *testing.T) {
 }
 
 func TestNoAnswerSaysWhichRunsThereAreAndWhatToDo(t *testing.T) {
-	answered := func(run string) RunState { return RunState{Run: run, Answered: true} }
-	failed := func(run, why string) RunState { return RunState{Run: run, Error: why} }
-	noAns := func(runs ...RunState) BundleError { return BundleError{Bundle: "b", NoAnswer: true, Runs: runs} }
+	answered := func(run string) bundle.RunState { return bundle.RunState{Run: run, Answered: true} }
+	failed := func(run, why string) bundle.RunState { return bundle.RunState{Run: run, Error: why} }
+	noAns := func(runs ...bundle.RunState) BundleError { return BundleError{Bundle: "b", NoAnswer: true, Runs: runs} }
 	long := strings.Repeat("é", 100)
 	for _, tc := range []struct {
 		name    string

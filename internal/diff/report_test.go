@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/mdtext"
 )
 
@@ -49,7 +50,7 @@ const (
 
 func goldenReport(withDiffs bool) *Report {
 	model := "builtin"
-	replay := &ReplayInfo{Run: "builtin", Model: &model, StartedAt: "2026-07-01T10:00:00Z", Newest: true}
+	replay := &bundle.ReplayInfo{Run: "builtin", Model: &model, StartedAt: "2026-07-01T10:00:00Z", Newest: true}
 	inputs := []Input{
 		{Bundle: "prerelease/001-button/compression-001", AFile: "prerelease/001-button/compression-001/actual-output.md",
 			BFile: "prerelease/001-button/compression-001/replays/builtin/output.md", A: goldenA1, B: goldenB1,
@@ -150,10 +151,10 @@ func TestSummaryOfManyIsShort(t *testing.T) {
 		for n := 1; n <= 5; n++ {
 			a := strings.Repeat("## Work\n\nYou changed [](path:w1/a.ts). ", n)
 			b := a + strings.Repeat("More words here. ", chat*n)
-			bundle := fmt.Sprintf("%s/compression-%03d", chain, n)
-			cs = append(cs, Compare(Input{Bundle: bundle, A: a, B: b, Chain: chain, Compression: n, Run: "builtin",
+			dir := fmt.Sprintf("%s/compression-%03d", chain, n)
+			cs = append(cs, Compare(Input{Bundle: dir, A: a, B: b, Chain: chain, Compression: n, Run: "builtin",
 				History: "<assistant>[read: w1/a.ts]</assistant>", HasHistory: true,
-				Replay: &ReplayInfo{Run: "builtin", Model: &model, Newest: true}}))
+				Replay: &bundle.ReplayInfo{Run: "builtin", Model: &model, Newest: true}}))
 		}
 	}
 	r := NewReport(cs, nil, nil)

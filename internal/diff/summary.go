@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 // The summary (--stat over more than one comparison) is what a person reads
@@ -16,7 +18,7 @@ import (
 // bundle; the JSON report has them all.
 
 // summaryExplainAB says what A and B are, in one line.
-const summaryExplainAB = "A is the app's briefing (actual-output.md), B the replay's (replays/<run>/output.md)"
+const summaryExplainAB = "A is the app's briefing (" + bundle.FileActual + "), B the replay's (" + bundle.DirReplays + "/<run>/" + bundle.FileOutput + ")"
 
 // commonRoot is the deepest directory holding every chain of cs, so that
 // bundles and chains can be named relative to it ("" when there is none).

@@ -23,8 +23,8 @@
 // of the briefing. No model is involved; it is fast enough for thousands
 // of bundles.
 //
-// Evaluate scores every briefing of every bundle (the app's
-// actual-output.md and each replay run's output.md); NewReport compares
+// Evaluate scores every briefing of every bundle (the app's, and each
+// replay run's output.md); NewReport compares
 // them: per-kind means, wins and losses per bundle, a paired bootstrap
 // confidence interval on the mean difference (fixed seed), gates for CI
 // (--fail-on), text, markdown and JSON.

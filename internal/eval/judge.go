@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/workpool"
@@ -678,8 +679,8 @@ func (t *JudgeTask) Finish(calls []JudgeCall, answers map[string][]string, grade
 		rec.SavedUSD = cascade.RoundUSD(rec.SavedUSD + c.SavedUSD)
 	}
 	if t.opt.Run != "" {
-		rec.File = filepath.Join(r.Bundle, JudgeDir, t.opt.Run+".json")
-		if err := writeRecord(rec.File, rec); err != nil {
+		rec.File = bundle.JudgePath(r.Bundle, t.opt.Run)
+		if err := writeRecord(r.Bundle, t.opt.Run, rec); err != nil {
 			return t.Fail(nil, fmt.Errorf("judge: %w", err))
 		}
 	}
@@ -756,7 +757,7 @@ func ReadJudged(r *BundleResult, opt JudgeOptions) error {
 	if t == nil {
 		return nil
 	}
-	file := filepath.Join(r.Bundle, JudgeDir, opt.Run+".json")
+	file := bundle.JudgePath(r.Bundle, opt.Run)
 	fail := func(err error) error {
 		r.Judge = t.rec.summary()
 		r.Judge.Error = err.Error()
@@ -830,35 +831,13 @@ func (rec *JudgeRecord) summary() *JudgeSummary {
 	return &JudgeSummary{Judge: rec.Judge, PackHash: rec.PackHash, Questions: rec.Questions, Order: rec.Order, Calls: rec.Calls, CostUSD: rec.CostUSD, SavedUSD: rec.SavedUSD, File: rec.File}
 }
 
-// JudgeDir is the directory of a bundle the judge's records go in.
-const JudgeDir = "judge"
-
-func writeRecord(path string, rec *JudgeRecord) error {
+// writeRecord writes rec as <dir>/judge/<run>.json.
+func writeRecord(dir, run string, rec *JudgeRecord) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := fsutil.CreateTemp(dir, "."+filepath.Base(path)+".", ".tmp")
-	if err != nil {
-		return err
-	}
-	defer fsutil.Release(f.Name())
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return bundle.WriteJudgeRecord(dir, run, append(data, '\n'))
 }
 
 // JudgeAll runs Judge over results on workers goroutines, reading each

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/replay"
 )
@@ -114,7 +115,7 @@ func PlanJudge(o JudgePlanOptions) (*JudgeOptions, *cascade.Cascade, error) {
 func NothingToScore(bundles int, results []*BundleResult, runs []string, baseline string, runsFound func() string) error {
 	where := plural(bundles, "bundle")
 	if len(results) == 0 {
-		return fmt.Errorf("eval: none of the %s could be read (each is named above); pass bundles that hold a %s", where, replay.FileCompact)
+		return fmt.Errorf("eval: none of the %s could be read (each is named above); pass bundles that hold a %s", where, bundle.FileCompact)
 	}
 	probes, briefings := 0, 0
 	have := map[string]bool{}
@@ -142,7 +143,7 @@ func NothingToScore(bundles int, results []*BundleResult, runs []string, baselin
 		return fmt.Errorf("eval: no probes in %s: their compacted histories name no files, failures, decisions or requests", where)
 	}
 	if briefings == 0 {
-		return fmt.Errorf("eval: nothing to score in %s: no %s and no replay with an answer; make one with `compact replay --model builtin`", where, replay.FileActual)
+		return fmt.Errorf("eval: nothing to score in %s: no %s and no replay with an answer; make one with `compact replay --model builtin`", where, bundle.FileActual)
 	}
 	return nil
 }

@@ -6,13 +6,12 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/compactlab/compact/internal/diff"
-	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
-// Actual names the app's briefing (actual-output.md) among the briefings
+// Actual names the app's briefing (bundle.FileActual) among the briefings
 // of a bundle; the others are named after their replay run.
 const Actual = "actual"
 
@@ -32,14 +31,14 @@ func (t Tally) Share() float64 {
 
 // BriefingScore is one briefing of a bundle, scored.
 type BriefingScore struct {
-	Name    string           `json:"name"` // Actual or the run
-	File    string           `json:"file"`
-	Chars   int              `json:"chars"`
-	Answers []Answer         `json:"answers"`
-	Kinds   map[Kind]Tally   `json:"kinds"`
-	Overall Tally            `json:"overall"`
-	Lost    []int            `json:"lost"` // indexes of the probes not answered
-	Replay  *diff.ReplayInfo `json:"replay,omitempty"`
+	Name    string             `json:"name"` // Actual or the run
+	File    string             `json:"file"`
+	Chars   int                `json:"chars"`
+	Answers []Answer           `json:"answers"`
+	Kinds   map[Kind]Tally     `json:"kinds"`
+	Overall Tally              `json:"overall"`
+	Lost    []int              `json:"lost"` // indexes of the probes not answered
+	Replay  *bundle.ReplayInfo `json:"replay,omitempty"`
 	// Judged is the model-judged score (eval --judge), nil without one.
 	Judged *JudgedBriefing `json:"judged,omitempty"`
 }
@@ -108,10 +107,10 @@ func ScoreBriefing(name, text string, probes []Probe) BriefingScore {
 }
 
 // EvaluateBundle mines the probes of one bundle and scores its briefings:
-// actual-output.md when there is one, and every answered replay run (or
-// the runs of opt.Runs).
+// the app's (bundle.FileActual) when there is one, and every answered
+// replay run (or the runs of opt.Runs).
 func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
-	hist, err := diff.ReadText(filepath.Join(dir, extract.FileCompact))
+	hist, err := bundle.ReadText(filepath.Join(dir, bundle.FileCompact))
 	if err != nil {
 		return nil, fileErr(err)
 	}
@@ -119,15 +118,15 @@ func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
 	if r.Probes == nil {
 		r.Probes = []Probe{}
 	}
-	actual := filepath.Join(dir, extract.FileActualOutput)
-	if text, err := diff.ReadText(actual); err == nil {
+	actual := filepath.Join(dir, bundle.FileActual)
+	if text, err := bundle.ReadText(actual); err == nil {
 		s := ScoreBriefing(Actual, text, r.Probes)
 		s.File = actual
 		r.Briefings = append(r.Briefings, s)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		r.Warnings = append(r.Warnings, fileErr(err).Error())
 	}
-	runs, err := diff.Replays(dir)
+	runs, err := bundle.Replays(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +142,8 @@ func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
 		if !run.Answered {
 			continue
 		}
-		out := filepath.Join(run.Dir, diff.ReplayOutputFile)
-		text, err := diff.ReadText(out)
+		out := filepath.Join(run.Dir, bundle.FileOutput)
+		text, err := bundle.ReadText(out)
 		if err != nil {
 			r.Warnings = append(r.Warnings, "run "+run.Run+": "+fileErr(err).Error())
 			continue
@@ -159,7 +158,7 @@ func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
 }
 
 func fileErr(err error) error {
-	var fe *diff.FileError
+	var fe *bundle.FileError
 	if errors.As(err, &fe) && errors.Is(fe.Err, fs.ErrNotExist) {
 		return errors.New(fe.Path + " is missing")
 	}

@@ -12,8 +12,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/diff"
-	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/workpool"
@@ -386,17 +386,17 @@ func Validate(dirs []string, opt ValidateOptions) (*ValidityReport, []BundleErro
 	workpool.Each(len(dirs), opt.Workers, func(i int) {
 		in := &input{chat: filepath.Dir(dirs[i])}
 		var err error
-		if in.rec, err = diff.ReadText(filepath.Join(dirs[i], extract.FileActualOutput)); err != nil {
+		if in.rec, err = bundle.ReadText(filepath.Join(dirs[i], bundle.FileActual)); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs[i] = fileErr(err)
 			}
 			return
 		}
-		if in.hist, err = diff.ReadText(filepath.Join(dirs[i], extract.FileCompact)); err != nil {
+		if in.hist, err = bundle.ReadText(filepath.Join(dirs[i], bundle.FileCompact)); err != nil {
 			errs[i] = fileErr(err)
 			return
 		}
-		in.cont, err = diff.ReadText(filepath.Join(dirs[i], FileContinuation))
+		in.cont, err = bundle.ReadText(filepath.Join(dirs[i], FileContinuation))
 		switch {
 		case err == nil:
 			in.hasCont = true

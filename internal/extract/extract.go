@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
@@ -315,14 +316,14 @@ func (j *job) bundleBytes() int64 {
 // bundleOut is one compression-NNN directory, in memory.
 type bundleOut struct {
 	name  string
-	files [BundleFileCount]fileOut
+	files [bundle.FileCount]fileOut
 }
 
 type fileOut struct {
 	name string
 	data []byte
 	// mayLone is false when data is known to hold no lone surrogate
-	// (history.Len16Scan), so that writeFile need not look.
+	// (history.Len16Scan), so that bundle.WriteNew need not look.
 	mayLone bool
 }
 
@@ -799,10 +800,10 @@ func (x *extractor) process(j *job) error {
 			// fs.writeFileSync takes a string or a typed array: anything
 			// else ends the upstream run (ERR_INVALID_ARG_TYPE), after it
 			// wrote this bundle's first three files.
-			x.chatWarn(j, b, fmt.Sprintf("compressedHistory is %s, neither a string nor a typed array: the upstream script crashes on it (ERR_INVALID_ARG_TYPE) and writes nothing more; skipped %s", history.Describe(summary), CompressionDirName(n)))
+			x.chatWarn(j, b, fmt.Sprintf("compressedHistory is %s, neither a string nor a typed array: the upstream script crashes on it (ERR_INVALID_ARG_TYPE) and writes nothing more; skipped %s", history.Describe(summary), bundle.CompressionDirName(n)))
 			continue
 		}
-		md := Metadata{
+		md := bundle.UpstreamMetadata{
 			ChatID:                   c.ID,
 			ChatTitle:                history.StringValue(c.Title),
 			Channel:                  x.opts.Channel,
@@ -828,7 +829,7 @@ func (x *extractor) process(j *job) error {
 		if scan != nil {
 			ids, err := scan.idsBefore(b)
 			if err != nil {
-				x.chatWarn(j, err.Message, fmt.Sprintf("user part %d: %s: the upstream slash-command scan crashes on it (%s) and writes nothing; skipped %s", err.Part, err.What, err.JS, CompressionDirName(n)))
+				x.chatWarn(j, err.Message, fmt.Sprintf("user part %d: %s: the upstream slash-command scan crashes on it (%s) and writes nothing; skipped %s", err.Part, err.What, err.JS, bundle.CompressionDirName(n)))
 				continue
 			}
 			md.HasSlash = true
@@ -849,7 +850,7 @@ func (x *extractor) process(j *job) error {
 			actual := summary.Str()
 			buf = append(buf, actual...) // a copy: actual may point into the rows' text, which goes round
 			actualChars, actualLone = history.Len16Scan(actual)
-			md.ActualOutputIncludesPreviousTag = strings.Contains(actual, previousTagMarker)
+			md.ActualOutputIncludesPreviousTag = strings.Contains(actual, serialize.PrevOpen)
 		} else {
 			// A typed array: its buffer's bytes, its element count for
 			// .length; its includes() of a string is false.
@@ -866,19 +867,19 @@ func (x *extractor) process(j *job) error {
 		md.ActualOutputChars = actualChars
 		if id := md.BoundaryMessageID; id.Kind() == history.BigInt || id.IsObjectLike() {
 			if _, err := history.JSONLen16(id); err != nil {
-				x.chatWarn(j, b, fmt.Sprintf("the message id is %s, which JSON.stringify cannot write (%v): the upstream script crashes on it and writes nothing more; compact writes boundaryMessageId null in %s", history.Describe(id), err, CompressionDirName(n)))
+				x.chatWarn(j, b, fmt.Sprintf("the message id is %s, which JSON.stringify cannot write (%v): the upstream script crashes on it and writes nothing more; compact writes boundaryMessageId null in %s", history.Describe(id), err, bundle.CompressionDirName(n)))
 			}
 		}
 		buf = md.AppendJSON(buf)
 		sp.metaEnd = len(buf)
 		spans = append(spans, sp)
 
-		j.out = append(j.out, bundleOut{name: CompressionDirName(n), files: [BundleFileCount]fileOut{
-			{name: FileSystemPrompt, data: x.system, mayLone: x.systemLone},
-			{name: FileUserMessage, mayLone: beforeLone || compactLone || afterLone},
-			{name: FileCompact, mayLone: compactLone},
-			{name: FileActualOutput, mayLone: actualLone},
-			{name: FileMetadata, mayLone: true}, // small: always checked
+		j.out = append(j.out, bundleOut{name: bundle.CompressionDirName(n), files: [bundle.FileCount]fileOut{
+			{name: bundle.FileSystemPrompt, data: x.system, mayLone: x.systemLone},
+			{name: bundle.FileUserMessage, mayLone: beforeLone || compactLone || afterLone},
+			{name: bundle.FileCompact, mayLone: compactLone},
+			{name: bundle.FileActual, mayLone: actualLone},
+			{name: bundle.FileMetadata, mayLone: true}, // small: always checked
 		}})
 		j.res.Bundles++
 	}
@@ -909,7 +910,7 @@ func (x *extractor) write(j *job) error {
 			return err
 		}
 		for _, f := range b.files {
-			if err := writeFile(bdir, f.name, f.data, f.mayLone); err != nil {
+			if err := bundle.WriteNew(bdir, f.name, f.data, f.mayLone); err != nil {
 				return err
 			}
 		}

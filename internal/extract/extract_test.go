@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
@@ -180,8 +181,8 @@ func bundles(t *testing.T, chatDir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(files) != BundleFileCount {
-			t.Errorf("%s/%s holds %d files, want %d", chatDir, e.Name(), len(files), BundleFileCount)
+		if len(files) != bundle.FileCount {
+			t.Errorf("%s/%s holds %d files, want %d", chatDir, e.Name(), len(files), bundle.FileCount)
 		}
 	}
 	return out
@@ -206,7 +207,7 @@ func noStaging(t *testing.T, out string) {
 
 func readMetadata(t *testing.T, dir string) map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, FileMetadata))
+	data, err := os.ReadFile(filepath.Join(dir, bundle.FileMetadata))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestCompactHistoryIsSerializeOfPrefix(t *testing.T) {
 	for _, name := range got {
 		md := readMetadata(t, filepath.Join(dir, name))
 		b := int(md["boundaryMessageIndex"].(float64))
-		data, err := os.ReadFile(filepath.Join(dir, name, FileCompact))
+		data, err := os.ReadFile(filepath.Join(dir, name, bundle.FileCompact))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +362,7 @@ func TestHistoryColumnNull(t *testing.T) {
 	opts.Source = SourceHistory
 	r := mustRun(t, opts)
 
-	if got := tree(t, r.out); !slices.Contains(got, "001-good-one/compression-001/") || !slices.Contains(got, "002-good-two/compression-001/") || len(got) != 2*(2+BundleFileCount) {
+	if got := tree(t, r.out); !slices.Contains(got, "001-good-one/compression-001/") || !slices.Contains(got, "002-good-two/compression-001/") || len(got) != 2*(2+bundle.FileCount) {
 		t.Errorf("tree %v", got)
 	}
 	if len(r.warnings) != 1 || r.warnings[0].ChatID != "null-hist" || !strings.Contains(r.warnings[0].Text, "null") {
@@ -441,7 +442,7 @@ func TestUndecodableChatSkipped(t *testing.T) {
 				tChat{id: "last", title: "Last", lastAt: 100, rows: convo(8, 5)},
 			)
 			r := mustRun(t, testOptions(t, db))
-			if got := tree(t, r.out); len(got) != 2*(2+BundleFileCount) || got[0] != "001-first/" || !slices.Contains(got, "002-last/") {
+			if got := tree(t, r.out); len(got) != 2*(2+bundle.FileCount) || got[0] != "001-first/" || !slices.Contains(got, "002-last/") {
 				t.Errorf("tree %v, want 001-first and 002-last", got)
 			}
 			if len(r.warnings) != 1 {
@@ -629,7 +630,7 @@ func TestChatIDs(t *testing.T) {
 	opts := testOptions(t, db)
 	opts.ChatIDs = []string{"c", "a", "c"}
 	r := mustRun(t, opts)
-	if got := tree(t, r.out); len(got) != 2*(2+BundleFileCount) || got[0] != "001-a/" || !slices.Contains(got, "002-c/") {
+	if got := tree(t, r.out); len(got) != 2*(2+bundle.FileCount) || got[0] != "001-a/" || !slices.Contains(got, "002-c/") {
 		t.Errorf("tree %v, want 001-a and 002-c", got)
 	}
 	if len(r.warnings) != 0 {
@@ -723,7 +724,7 @@ func TestRecycledTextsNotInUse(t *testing.T) {
 				t.Errorf("workers=%d: chat %d is %q %q", workers, i, c.ID, c.Title)
 			}
 			for k, p := range []int{3, 9} {
-				got, err := os.ReadFile(filepath.Join(r.out, c.Dir, CompressionDirName(k+1), "actual-output.md"))
+				got, err := os.ReadFile(filepath.Join(r.out, c.Dir, bundle.CompressionDirName(k+1), "actual-output.md"))
 				if want := fmt.Sprintf("plain briefing of chat %02d at %d", i, p); err != nil || string(got) != want {
 					t.Errorf("workers=%d: %s bundle %d holds %q (%v), want %q", workers, c.Dir, k+1, got, err, want)
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/testdb"
 )
 
@@ -69,7 +70,7 @@ func TestTypedArraySummaries(t *testing.T) {
 	}
 	for i, w := range want {
 		b := filepath.Join(dir, got[i])
-		data, err := os.ReadFile(filepath.Join(b, FileActualOutput))
+		data, err := os.ReadFile(filepath.Join(b, bundle.FileActual))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ func TestBlobColumnsWarn(t *testing.T) {
 			opts.Source = source
 			r := mustRun(t, opts)
 			if got := tree(t, r.out); !slices.Contains(got, "001-blob-title/compression-001/") || !slices.Contains(got, "002-blob-history/compression-001/") ||
-				!slices.Contains(got, "003-fine/compression-001/") || len(got) != 3*(2+BundleFileCount) {
+				!slices.Contains(got, "003-fine/compression-001/") || len(got) != 3*(2+bundle.FileCount) {
 				t.Errorf("tree %v", got)
 			}
 			want := map[string]string{"blob-title": "column title is", "blob-id": "skipped the chat", "blob-hist": "column history is"}
@@ -297,7 +298,7 @@ func TestLeftOutMessagesWarn(t *testing.T) {
 		t.Errorf("warnings do not say why: %v", r.warnings)
 	}
 	// The bundles are what the upstream writes: neither message is in them.
-	data, err := os.ReadFile(filepath.Join(r.out, "001-mixed", "compression-001", FileCompact))
+	data, err := os.ReadFile(filepath.Join(r.out, "001-mixed", "compression-001", bundle.FileCompact))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/fsutil"
 )
 
@@ -47,7 +48,7 @@ func (o *Output) WriteFile(name string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 		return err
 	}
-	return writeFile(filepath.Dir(p), filepath.Base(p), data, true)
+	return bundle.WriteNew(filepath.Dir(p), filepath.Base(p), data, true)
 }
 
 // Commit renames the staging directory into place (replacing the old

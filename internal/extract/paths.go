@@ -94,8 +94,3 @@ func Slug(title string) string {
 func ChatDirName(k int, title string) string {
 	return fmt.Sprintf("%03d-%s", k, Slug(title))
 }
-
-// CompressionDirName is "compression-" + pad3(n).
-func CompressionDirName(n int) string {
-	return fmt.Sprintf("compression-%03d", n)
-}

@@ -75,14 +75,6 @@ func TestChatDirName(t *testing.T) {
 	}
 }
 
-func TestCompressionDirName(t *testing.T) {
-	for n, want := range map[int]string{1: "compression-001", 42: "compression-042", 1000: "compression-1000"} {
-		if got := CompressionDirName(n); got != want {
-			t.Errorf("CompressionDirName(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestDefaultDBPath(t *testing.T) {
 	const tail = "stagewise/agents/instances.sqlite"
 	join := func(parts ...string) string { return filepath.Join(append(parts, filepath.FromSlash(tail))...) }

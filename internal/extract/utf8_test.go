@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/testdb"
 )
 
@@ -146,30 +146,6 @@ func TestTextColumnValidUnchanged(t *testing.T) {
 	}
 }
 
-// TestMetadataInvalidUTF8: chatId and chatTitle, SQLite TEXT the upstream
-// decodes with U+FFFD, come out as valid JSON with the replacements; a
-// NULL title stays null; other strings are left alone.
-func TestMetadataInvalidUTF8(t *testing.T) {
-	m := Metadata{
-		ChatID:            "id\xff",
-		ChatTitle:         history.StringValue("T\xe2\x82 \xed\xa0\x80!"),
-		Channel:           "prerelease",
-		BoundaryMessageID: history.StringValue("m1"),
-	}
-	b := m.AppendJSON(nil)
-	if !json.Valid(b) || !utf8.Valid(b) {
-		t.Fatalf("invalid JSON or UTF-8:\n%s", b)
-	}
-	want := "{\n  \"chatId\": \"id\uFFFD\",\n  \"chatTitle\": \"T\uFFFD \uFFFD\uFFFD\uFFFD!\",\n  \"channel\": \"prerelease\","
-	if !bytes.HasPrefix(b, []byte(want)) {
-		t.Errorf("got\n%s\nwant prefix\n%s", b, want)
-	}
-	m.ChatTitle = history.NullValue()
-	if b := m.AppendJSON(nil); !bytes.Contains(b, []byte("\"chatTitle\": null,")) {
-		t.Errorf("NULL title: %s", b)
-	}
-}
-
 // TestInvalidUTF8TitleEndToEnd: a chat whose title and id hold invalid
 // UTF-8 gets a metadata.json that is valid JSON holding U+FFFD exactly where
 // the upstream puts them; the slug keeps only the ASCII.
@@ -185,8 +161,8 @@ func TestInvalidUTF8TitleEndToEnd(t *testing.T) {
 	if len(r.warnings) != 0 {
 		t.Errorf("warnings %v", r.warnings)
 	}
-	dir := filepath.Join(r.out, "001-fix-bug-now", CompressionDirName(1))
-	data, err := os.ReadFile(filepath.Join(dir, FileMetadata))
+	dir := filepath.Join(r.out, "001-fix-bug-now", bundle.CompressionDirName(1))
+	data, err := os.ReadFile(filepath.Join(dir, bundle.FileMetadata))
 	if err != nil {
 		t.Fatalf("%v (tree %v)", err, tree(t, r.out))
 	}

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/compactlab/compact/internal/boundary"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/estimate"
-	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
@@ -67,7 +67,7 @@ type Result struct {
 	CompactChars int    `json:"compactHistoryChars"`
 	UserChars    int    `json:"userMessageChars"`
 	// StoredSummary is true when the boundary message already carries a
-	// briefing (written as actual-output.md).
+	// briefing (written as the bundle's bundle.FileActual).
 	StoredSummary bool `json:"storedSummary"`
 	// LeftoversRemoved counts what killed runs had left beside the bundle
 	// (.<dir>.partial-N, .<dir>.partial-N.old), removed before writing.
@@ -153,7 +153,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	b := *res.Walk.BoundaryIndex
 	toCompact := msgs[:b]
 
-	md := extract.Metadata{
+	md := bundle.UpstreamMetadata{
 		ChatID: det.ID, ChatTitle: history.StringValue(det.Title), Channel: "compress",
 		CompressionNumber: 1, TotalCompressions: 1, TotalChatMessages: len(msgs),
 		BoundaryMessageIndex: b, BoundaryMessageID: msgs[b].Get("id"),
@@ -207,12 +207,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	files := map[string][]byte{
-		extract.FileSystemPrompt: []byte(opts.Pack.System()),
-		extract.FileUserMessage:  []byte(history.ToWellFormed(user)),
-		extract.FileCompact:      []byte(history.ToWellFormed(compact)),
-		extract.FileActualOutput: []byte(history.ToWellFormed(actual)),
-		extract.FileMetadata:     md.AppendJSON(nil),
-		FilePipeline:             append(report, '\n'),
+		bundle.FileSystemPrompt: []byte(opts.Pack.System()),
+		bundle.FileUserMessage:  []byte(history.ToWellFormed(user)),
+		bundle.FileCompact:      []byte(history.ToWellFormed(compact)),
+		bundle.FileActual:       []byte(history.ToWellFormed(actual)),
+		bundle.FileMetadata:     md.AppendJSON(nil),
+		FilePipeline:            append(report, '\n'),
 	}
 	removed, err := writeBundle(opts.OutDir, files, opts.Force)
 	res.LeftoversRemoved = removed

@@ -2,9 +2,9 @@ package replay
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/history"
 )
@@ -28,12 +28,12 @@ func Sha256(s string) string { return sha(s) }
 // Answered reports whether bundle already has an answer for run from the
 // same models and the same two prompts (by SHA-256): the result a replay
 // skips unless --force.
-func Answered(bundle, run string, models []string, systemSha, userSha string) (*Record, bool) {
-	old, err := ReadRecord(bundle, run)
+func Answered(dir, run string, models []string, systemSha, userSha string) (*Record, bool) {
+	old, err := ReadRecord(dir, run)
 	if err != nil || !old.OK() || old.SystemSha256 != systemSha || old.UserSha256 != userSha || !slices.Equal(old.Models, models) {
 		return nil, false
 	}
-	if _, err := os.Stat(filepath.Join(bundle, DirReplays, run, FileOutput)); err != nil {
+	if _, err := os.Stat(bundle.OutputPath(dir, run)); err != nil {
 		return nil, false
 	}
 	return old, true
@@ -44,7 +44,7 @@ func Answered(bundle, run string, models []string, systemSha, userSha string) (*
 // and a rename. Every text of the record and the answer go through redact
 // first (nil: URL credentials only); OutputChars and OutputSha256 are set
 // from the answer kept.
-func WriteResult(bundle, run string, rec *Record, text string, redact func(string) string) error {
+func WriteResult(dir, run string, rec *Record, text string, redact func(string) string) error {
 	if redact == nil {
 		redact = func(s string) string { return cascade.Redact(s) }
 	}
@@ -60,5 +60,5 @@ func WriteResult(bundle, run string, rec *Record, text string, redact func(strin
 		text = ""
 	}
 	redactRecord(rec, redact)
-	return writeResult(bundle, run, rec, text)
+	return writeResult(dir, run, rec, text)
 }

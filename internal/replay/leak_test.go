@@ -18,6 +18,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
 )
@@ -216,7 +217,7 @@ func TestReplayRecordsACutAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := os.ReadFile(filepath.Join(bundles[0], DirReplays, "big", FileOutput))
+	out, err := os.ReadFile(filepath.Join(bundles[0], bundle.DirReplays, "big", bundle.FileOutput))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestReplayRecordsACutAnswer(t *testing.T) {
 	if len(out) != max-2 || !utf8.Valid(out) || string(out) != text[:max-2] || rec.OutputSha256 != sha(string(out)) {
 		t.Errorf("output.md: %d bytes (valid %v), want %d", len(out), utf8.Valid(out), max-2)
 	}
-	raw, _ := os.ReadFile(filepath.Join(bundles[0], DirReplays, "big", FileRecord))
+	raw, _ := os.ReadFile(filepath.Join(bundles[0], bundle.DirReplays, "big", bundle.FileRecord))
 	if !bytes.Contains(raw, []byte(`"outputTruncated": true`)) || !bytes.Contains(raw, []byte(fmt.Sprintf(`"outputOriginalBytes": %d`, len(text)))) {
 		t.Errorf("replay.json:\n%s", raw)
 	}

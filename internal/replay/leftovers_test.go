@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/fsutil"
 )
 
@@ -27,14 +28,14 @@ func init() {
 	if arg == "" {
 		return
 	}
-	bundle, run, _ := strings.Cut(arg, " ")
-	dir := filepath.Join(bundle, DirReplays)
-	tmp, err := fsutil.MkdirTemp(dir, tmpPrefix(run), "")
+	b, run, _ := strings.Cut(arg, " ")
+	dir := filepath.Join(b, bundle.DirReplays)
+	tmp, err := fsutil.MkdirTemp(dir, bundle.RunTempPrefix(run), "")
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(2)
 	}
-	os.WriteFile(filepath.Join(tmp, FileOutput), []byte("## Half"), 0o644)
+	os.WriteFile(filepath.Join(tmp, bundle.FileOutput), []byte("## Half"), 0o644)
 	final := filepath.Join(dir, run)
 	if _, err := os.Stat(final); err == nil {
 		if _, err := fsutil.Hold(final); err != nil {
@@ -53,10 +54,10 @@ func init() {
 
 // stopMidWrite starts a helper in bundle's replays/ and returns it once it
 // holds its directories.
-func stopMidWrite(t *testing.T, bundle, run string) (*exec.Cmd, string) {
+func stopMidWrite(t *testing.T, b, run string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "REPLAY_HELPER="+bundle+" "+run)
+	cmd.Env = append(os.Environ(), "REPLAY_HELPER="+b+" "+run)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +73,9 @@ func stopMidWrite(t *testing.T, bundle, run string) (*exec.Cmd, string) {
 	return cmd, strings.TrimSpace(line)
 }
 
-func replaysDir(t *testing.T, bundle string) []string {
+func replaysDir(t *testing.T, b string) []string {
 	t.Helper()
-	ents, _ := os.ReadDir(filepath.Join(bundle, DirReplays))
+	ents, _ := os.ReadDir(filepath.Join(b, bundle.DirReplays))
 	var out []string
 	for _, e := range ents {
 		out = append(out, e.Name())
@@ -132,12 +133,12 @@ func TestAKilledReplayLeavesNothingAfterTheNextRun(t *testing.T) {
 		if got := replaysDir(t, b); len(got) != 1 || got[0] != "r" {
 			t.Errorf("%s: replays/ holds %v, want [r]", b, got)
 		}
-		if _, err := os.Stat(filepath.Join(b, DirReplays, "r", FileOutput)); err != nil {
+		if _, err := os.Stat(filepath.Join(b, bundle.DirReplays, "r", bundle.FileOutput)); err != nil {
 			t.Error(err)
 		}
 	}
 	for _, d := range []string{liveSame, liveOther} {
-		if _, err := os.Stat(filepath.Join(d, FileOutput)); err != nil {
+		if _, err := os.Stat(filepath.Join(d, bundle.FileOutput)); err != nil {
 			t.Errorf("a live replay's directory: %v", err)
 		}
 	}

@@ -1,8 +1,8 @@
-// Package replay owns replaying playground bundles: finding bundles under a
-// path, building each request (the bundle's own prompt files byte for byte,
-// or rebuilt with another prompt pack), sending it through a model or the
-// cascade with bounded parallelism, and recording each result beside the
-// bundle under replays/<run>/, atomically and resumably.
+// Package replay owns replaying playground bundles: building each request
+// (the bundle's own prompt files byte for byte, or rebuilt with another
+// prompt pack), sending it through a model or the cascade with bounded
+// parallelism, and recording each result beside the bundle under
+// replays/<run>/ (written atomically by internal/bundle), resumably.
 package replay
 
 import (
@@ -12,31 +12,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
-)
-
-// Files of a bundle and of a replay.
-const (
-	FileSystemPrompt = "system-prompt.md"
-	FileUserMessage  = "user-message.md"
-	FileCompact      = "compact-history.xml"
-	FileMetadata     = "metadata.json"
-	FileActual       = "actual-output.md"
-	DirReplays       = "replays"
-	FileOutput       = "output.md"
-	FileRecord       = "replay.json"
 )
 
 // Generator sends one request through an ordered list of models.
@@ -53,62 +38,6 @@ type Redacter interface {
 	Redact(s string) string
 }
 
-// IsBundle reports whether dir holds a playground bundle.
-func IsBundle(dir string) bool {
-	for _, f := range []string{FileSystemPrompt, FileUserMessage, FileMetadata} {
-		// Any file but a directory: a named pipe in its place makes a
-		// bundle that its readers refuse, naming it, rather than a
-		// directory passed over in silence.
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
-// FindBundles lists every bundle at or under the given paths (a bundle, a
-// chat directory, a channel directory, or anything above), sorted and
-// without repeats. Replay directories and hidden directories are not
-// searched.
-func FindBundles(paths []string) ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("%s is not a directory (want a bundle, chat or channel directory)", p)
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() {
-				return nil
-			}
-			name := d.Name()
-			if path != p && (name == DirReplays || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			if IsBundle(path) {
-				if abs, err := filepath.Abs(path); err == nil && !seen[abs] {
-					seen[abs] = true
-					out = append(out, path)
-				}
-				return filepath.SkipDir
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // Request is what one bundle sends.
 type Request struct {
 	Bundle string
@@ -118,28 +47,28 @@ type Request struct {
 	Pack string
 }
 
-// BuildRequest reads a bundle's request: its own system-prompt.md and
-// user-message.md, or, with pack, the two rebuilt from compact-history.xml
-// and the previous briefing size in metadata.json.
-func BuildRequest(bundle string, pack *prompt.Pack, packName, locale string) (Request, error) {
-	r := Request{Bundle: bundle}
+// BuildRequest reads a bundle's request: its own system prompt and user
+// message, or, with pack, the two rebuilt from the compact history and
+// the previous briefing size in the metadata.
+func BuildRequest(dir string, pack *prompt.Pack, packName, locale string) (Request, error) {
+	r := Request{Bundle: dir}
 	if pack == nil {
-		sys, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileSystemPrompt), fsutil.MaxJSStringBytes)
+		sys, err := fsutil.ReadFileLimit(filepath.Join(dir, bundle.FileSystemPrompt), fsutil.MaxJSStringBytes)
 		if err != nil {
 			return r, err
 		}
-		user, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileUserMessage), fsutil.MaxJSStringBytes)
+		user, err := fsutil.ReadFileLimit(filepath.Join(dir, bundle.FileUserMessage), fsutil.MaxJSStringBytes)
 		if err != nil {
 			return r, err
 		}
 		r.Input = cascade.Input{System: string(sys), User: string(user)}
 		return r, nil
 	}
-	compact, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileCompact), fsutil.MaxJSStringBytes)
+	compact, err := fsutil.ReadFileLimit(filepath.Join(dir, bundle.FileCompact), fsutil.MaxJSStringBytes)
 	if err != nil {
-		return r, fmt.Errorf("--pack needs %s: %w", FileCompact, err)
+		return r, fmt.Errorf("--pack needs %s: %w", bundle.FileCompact, err)
 	}
-	md, err := ReadMetadata(bundle)
+	md, err := bundle.ReadMetadata(dir)
 	if err != nil {
 		return r, err
 	}
@@ -150,33 +79,6 @@ func BuildRequest(bundle string, pack *prompt.Pack, packName, locale string) (Re
 	r.Input = cascade.Input{System: pack.System(), User: pack.UserMessage(string(compact), prev, locale), TargetChars: pack.TargetChars}
 	r.Pack = packName
 	return r, nil
-}
-
-// maxRecordBytes bounds what replay reads of a bundle's metadata.json and
-// of a replay.json: both are a few hundred bytes when compact wrote them.
-const maxRecordBytes = 64 << 20
-
-// Metadata is the part of metadata.json replay and diff read.
-type Metadata struct {
-	ChatID                   string `json:"chatId"`
-	ChatTitle                string `json:"chatTitle"`
-	CompressionNumber        int    `json:"compressionNumber"`
-	BoundaryMessageIndex     int    `json:"boundaryMessageIndex"`
-	PreviousCompressionIndex *int   `json:"previousCompressionIndex"`
-	PreviousCompressionSize  *int   `json:"previousCompressionSize"`
-}
-
-// ReadMetadata reads a bundle's metadata.json.
-func ReadMetadata(bundle string) (Metadata, error) {
-	var md Metadata
-	data, err := fsutil.ReadFileLimit(filepath.Join(bundle, FileMetadata), maxRecordBytes)
-	if err != nil {
-		return md, err
-	}
-	if err := json.Unmarshal(data, &md); err != nil {
-		return md, fmt.Errorf("%s: %v", filepath.Join(bundle, FileMetadata), err)
-	}
-	return md, nil
 }
 
 // Usage is the tokens of a replay.
@@ -230,14 +132,15 @@ type Record struct {
 func (r *Record) OK() bool { return r.Model != nil }
 
 // ReadRecord reads <bundle>/replays/<run>/replay.json.
-func ReadRecord(bundle, run string) (*Record, error) {
-	data, err := fsutil.ReadFileLimit(filepath.Join(bundle, DirReplays, run, FileRecord), maxRecordBytes)
+func ReadRecord(dir, run string) (*Record, error) {
+	path := bundle.RecordPath(dir, run)
+	data, err := fsutil.ReadFileLimit(path, bundle.MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(bundle, DirReplays, run, FileRecord), err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &r, nil
 }
@@ -297,7 +200,7 @@ type Hooks struct {
 	Progress func(Progress)
 	// Leftovers, if set, is called once before any bundle is replayed
 	// when leftovers of an interrupted run were removed (removed > 0) or
-	// could not be (err != nil); see CleanLeftovers.
+	// could not be (err != nil); see bundle.CleanRunLeftovers.
 	Leftovers func(removed int, err error)
 }
 
@@ -312,7 +215,7 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if n, err := CleanLeftovers(opts.Bundles, opts.Run); (n > 0 || err != nil) && hooks.Leftovers != nil {
+	if n, err := bundle.CleanRunLeftovers(opts.Bundles, opts.Run); (n > 0 || err != nil) && hooks.Leftovers != nil {
 		hooks.Leftovers(n, err)
 	}
 	items := make([]*Item, len(opts.Bundles))
@@ -376,37 +279,34 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 // each attempt has its own timeout. A bundle whose request never went out
 // (no model could be sent to: no key, no model entry) gets no record: it
 // is an error of the run, not an answer of a model.
-func replayOne(gen Generator, opts Options, bundle string) Item {
+func replayOne(gen Generator, opts Options, dir string) Item {
 	redact := func(s string) string { return cascade.Redact(s) }
 	if r, ok := gen.(Redacter); ok {
 		redact = r.Redact
 	}
-	it := replayOneRaw(gen, opts, bundle, redact)
+	it := replayOneRaw(gen, opts, dir, redact)
 	it.Error = redact(it.Error)
 	return it
 }
 
-func replayOneRaw(gen Generator, opts Options, bundle string, redact func(string) string) Item {
-	it := Item{Bundle: bundle}
-	req, err := BuildRequest(bundle, opts.Pack, opts.PackName, opts.Locale)
+func replayOneRaw(gen Generator, opts Options, dir string, redact func(string) string) Item {
+	it := Item{Bundle: dir}
+	req, err := BuildRequest(dir, opts.Pack, opts.PackName, opts.Locale)
 	if err != nil {
 		it.Status, it.Error = StatusError, err.Error()
 		return it
 	}
 	sysSha, userSha := sha(req.Input.System), sha(req.Input.User)
 	if !opts.Force {
-		if old, err := ReadRecord(bundle, opts.Run); err == nil && old.OK() &&
-			old.SystemSha256 == sysSha && old.UserSha256 == userSha && slices.Equal(old.Models, opts.Models) {
-			if _, err := os.Stat(filepath.Join(bundle, DirReplays, opts.Run, FileOutput)); err == nil {
-				it.Status, it.Model, it.Chars = StatusSkipped, *old.Model, old.OutputChars
-				return it
-			}
+		if old, ok := Answered(dir, opts.Run, opts.Models, sysSha, userSha); ok {
+			it.Status, it.Model, it.Chars = StatusSkipped, *old.Model, old.OutputChars
+			return it
 		}
 	}
 	started := opts.Now()
 	out, runErr := gen.Run(context.Background(), req.Input, opts.Models)
 	rec := Record{
-		Run: opts.Run, Bundle: filepath.Clean(bundle), Models: opts.Models, Pack: opts.PackName,
+		Run: opts.Run, Bundle: filepath.Clean(dir), Models: opts.Models, Pack: opts.PackName,
 		SystemSha256: sysSha, UserSha256: userSha, ToolVersion: opts.ToolVersion,
 		StartedAt: started.UTC().Format(time.RFC3339Nano), Attempts: []cascade.Attempt{},
 	}
@@ -449,7 +349,7 @@ func replayOneRaw(gen Generator, opts Options, bundle string, redact func(string
 		rec.OutputSha256 = sha(text)
 	}
 	redactRecord(&rec, redact)
-	if err := writeResult(bundle, opts.Run, &rec, text); err != nil {
+	if err := writeResult(dir, opts.Run, &rec, text); err != nil {
 		it.Status, it.Error = StatusError, err.Error()
 		return it
 	}
@@ -498,74 +398,14 @@ func redactAll(list []string, redact func(string) string) []string {
 	return out
 }
 
-// writeResult writes replays/<run>/ through a temporary directory and a
-// rename, so a reader sees the old result or the new one, never a mix.
-func writeResult(bundle, run string, rec *Record, text string) error {
-	dir := filepath.Join(bundle, DirReplays)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := fsutil.MkdirTemp(dir, tmpPrefix(run), "")
-	if err != nil {
-		return err
-	}
-	// Held until it is renamed or removed: a leftover to no other run.
-	defer fsutil.Release(tmp)
-	defer os.RemoveAll(tmp)
+// writeResult writes replays/<run>/ (bundle.WriteRun): the record and,
+// when it has one, the answer.
+func writeResult(dir, run string, rec *Record, text string) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
-	if rec.OK() {
-		if err := os.WriteFile(filepath.Join(tmp, FileOutput), []byte(history.ToWellFormed(text)), 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(tmp, FileRecord), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	final := filepath.Join(dir, run)
-	if _, err := os.Lstat(final); err == nil {
-		old := tmp + ".old"
-		// The previous result is held while it is renamed and removed,
-		// so another run does not take <tmp>.old for a leftover.
-		release, _ := fsutil.Hold(final)
-		defer release()
-		if err := os.Rename(final, old); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, final); err != nil {
-			_ = os.Rename(old, final)
-			return err
-		}
-		return os.RemoveAll(old)
-	}
-	return os.Rename(tmp, final)
-}
-
-// tmpPrefix starts the names of run's temporary directories in
-// replays/: .<run>.tmp-N while written, .<run>.tmp-N.old for the result
-// it replaces while that is removed.
-func tmpPrefix(run string) string { return "." + run + ".tmp-" }
-
-// CleanLeftovers removes, in each bundle's replays/ directory, what a
-// killed replay of the same run left there (.<run>.tmp-N directories and
-// .<run>.tmp-N.old ones) and no live process holds. It returns how many it
-// removed and the first error; it goes on past errors.
-func CleanLeftovers(bundles []string, run string) (int, error) {
-	if run == "" {
-		return 0, nil
-	}
-	total := 0
-	var first error
-	for _, b := range bundles {
-		n, err := fsutil.CleanStale(filepath.Join(b, DirReplays), tmpPrefix(run))
-		total += n
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	return total, first
+	return bundle.WriteRun(dir, run, append(data, '\n'), rec.OK(), []byte(history.ToWellFormed(text)))
 }
 
 // ValidRunName checks a --run name: one path segment.

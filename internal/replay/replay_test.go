@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/prompt"
 )
@@ -70,11 +71,11 @@ func makeBundles(t *testing.T, n int) (string, []string) {
 			prev = "1234"
 		}
 		files := map[string]string{
-			FileSystemPrompt: "SYSTEM",
-			FileUserMessage:  fmt.Sprintf("<chat-history><user>turn %d</user></chat-history>\n\nhint\n\nclose", i),
-			FileCompact:      fmt.Sprintf("<user>turn %d</user>", i),
-			FileActual:       "## Actual\n\nThe app's briefing.",
-			FileMetadata:     fmt.Sprintf(`{"chatId":"c%d","compressionNumber":%d,"previousCompressionSize":%s}`, i/3, i%3+1, prev),
+			bundle.FileSystemPrompt: "SYSTEM",
+			bundle.FileUserMessage:  fmt.Sprintf("<chat-history><user>turn %d</user></chat-history>\n\nhint\n\nclose", i),
+			bundle.FileCompact:      fmt.Sprintf("<user>turn %d</user>", i),
+			bundle.FileActual:       "## Actual\n\nThe app's briefing.",
+			bundle.FileMetadata:     fmt.Sprintf(`{"chatId":"c%d","compressionNumber":%d,"previousCompressionSize":%s}`, i/3, i%3+1, prev),
 		}
 		for name, data := range files {
 			if err := os.WriteFile(filepath.Join(b, name), []byte(data), 0o644); err != nil {
@@ -84,28 +85,6 @@ func makeBundles(t *testing.T, n int) (string, []string) {
 		out = append(out, b)
 	}
 	return root, out
-}
-
-func TestFindBundlesWalksChannelsChatsAndBundles(t *testing.T) {
-	root, bundles := makeBundles(t, 7)
-	for _, p := range []string{root, filepath.Dir(bundles[0]), bundles[0]} {
-		got, err := FindBundles([]string{p, p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := 0
-		for _, b := range bundles {
-			if strings.HasPrefix(b, p) {
-				want++
-			}
-		}
-		if len(got) != want {
-			t.Errorf("%s: %d bundles, want %d", p, len(got), want)
-		}
-	}
-	if _, err := FindBundles([]string{filepath.Join(root, "nope")}); err == nil {
-		t.Error("missing path accepted")
-	}
 }
 
 func TestReplayRecordsBesideTheBundleAndSkipsDoneWork(t *testing.T) {
@@ -120,7 +99,7 @@ func TestReplayRecordsBesideTheBundleAndSkipsDoneWork(t *testing.T) {
 		t.Fatalf("%d items, %d calls", len(items), gen.calls.Load())
 	}
 	for _, b := range bundles {
-		out, err := os.ReadFile(filepath.Join(b, DirReplays, "m1", FileOutput))
+		out, err := os.ReadFile(filepath.Join(b, bundle.DirReplays, "m1", bundle.FileOutput))
 		if err != nil || !strings.HasPrefix(string(out), "## Briefing") {
 			t.Fatalf("%s: output %q %v", b, out, err)
 		}
@@ -133,7 +112,7 @@ func TestReplayRecordsBesideTheBundleAndSkipsDoneWork(t *testing.T) {
 			t.Errorf("record %+v", rec)
 		}
 		// The upstream files are untouched.
-		if a, _ := os.ReadFile(filepath.Join(b, FileActual)); string(a) != "## Actual\n\nThe app's briefing." {
+		if a, _ := os.ReadFile(filepath.Join(b, bundle.FileActual)); string(a) != "## Actual\n\nThe app's briefing." {
 			t.Errorf("actual-output.md changed: %q", a)
 		}
 	}
@@ -162,7 +141,7 @@ func TestReplayRecordsBesideTheBundleAndSkipsDoneWork(t *testing.T) {
 
 func TestReplayRecordsFailuresAndRetriesThem(t *testing.T) {
 	_, bundles := makeBundles(t, 1)
-	if err := os.WriteFile(filepath.Join(bundles[0], FileUserMessage), []byte("FAIL"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(bundles[0], bundle.FileUserMessage), []byte("FAIL"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	gen := &fakeGen{}
@@ -175,7 +154,7 @@ func TestReplayRecordsFailuresAndRetriesThem(t *testing.T) {
 	if err != nil || rec.OK() || rec.Error == "" || len(rec.Attempts) != 1 || rec.Attempts[0].Outcome != cascade.OutcomeTooShort {
 		t.Fatalf("record %+v %v", rec, err)
 	}
-	if _, err := os.Stat(filepath.Join(bundles[0], DirReplays, "r", FileOutput)); err == nil {
+	if _, err := os.Stat(filepath.Join(bundles[0], bundle.DirReplays, "r", bundle.FileOutput)); err == nil {
 		t.Error("a failed replay wrote output.md")
 	}
 	Run(context.Background(), gen, opts, Hooks{})
@@ -241,20 +220,20 @@ func TestInterruptLeavesOnlyCompleteResults(t *testing.T) {
 	}
 	done := 0
 	for _, b := range bundles {
-		entries, _ := os.ReadDir(filepath.Join(b, DirReplays))
+		entries, _ := os.ReadDir(filepath.Join(b, bundle.DirReplays))
 		for _, e := range entries {
 			if e.Name() != "slow" {
 				t.Errorf("%s: stray %s", b, e.Name())
 			}
 		}
-		if _, err := os.Stat(filepath.Join(b, DirReplays, "slow")); err == nil {
+		if _, err := os.Stat(filepath.Join(b, bundle.DirReplays, "slow")); err == nil {
 			done++
 			var rec Record
-			data, err := os.ReadFile(filepath.Join(b, DirReplays, "slow", FileRecord))
+			data, err := os.ReadFile(filepath.Join(b, bundle.DirReplays, "slow", bundle.FileRecord))
 			if err != nil || json.Unmarshal(data, &rec) != nil {
 				t.Fatalf("%s: incomplete result", b)
 			}
-			if _, err := os.Stat(filepath.Join(b, DirReplays, "slow", FileOutput)); err != nil {
+			if _, err := os.Stat(filepath.Join(b, bundle.DirReplays, "slow", bundle.FileOutput)); err != nil {
 				t.Fatalf("%s: record without output", b)
 			}
 		}
@@ -293,7 +272,7 @@ func TestRunNamesAreOneSegment(t *testing.T) {
 // replays/; an earlier good result stays.
 func TestABundleNeverSentGetsNoRecord(t *testing.T) {
 	_, bundles := makeBundles(t, 2)
-	if err := os.WriteFile(filepath.Join(bundles[1], FileUserMessage), []byte("NOKEY"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(bundles[1], bundle.FileUserMessage), []byte("NOKEY"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	gen := &fakeGen{}
@@ -304,16 +283,16 @@ func TestABundleNeverSentGetsNoRecord(t *testing.T) {
 	if items[0].Status != StatusOK || items[1].Status != StatusError || !strings.Contains(items[1].Error, "nothing sent") || !strings.Contains(items[1].Error, "FAKE_KEY") {
 		t.Fatalf("items %+v", items)
 	}
-	if _, err := os.Stat(filepath.Join(bundles[1], DirReplays)); err == nil {
+	if _, err := os.Stat(filepath.Join(bundles[1], bundle.DirReplays)); err == nil {
 		t.Error("a bundle never sent got a replays directory")
 	}
 	// A good result from before is left as it was.
-	if err := os.WriteFile(filepath.Join(bundles[0], FileUserMessage), []byte("NOKEY"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(bundles[0], bundle.FileUserMessage), []byte("NOKEY"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(filepath.Join(bundles[0], DirReplays, "r", FileRecord))
+	before, _ := os.ReadFile(filepath.Join(bundles[0], bundle.DirReplays, "r", bundle.FileRecord))
 	Run(context.Background(), gen, Options{Bundles: bundles[:1], Models: []string{"m1"}, Run: "r"}, Hooks{})
-	after, _ := os.ReadFile(filepath.Join(bundles[0], DirReplays, "r", FileRecord))
+	after, _ := os.ReadFile(filepath.Join(bundles[0], bundle.DirReplays, "r", bundle.FileRecord))
 	if len(before) == 0 || string(before) != string(after) {
 		t.Error("a bundle never sent changed its earlier record")
 	}
@@ -323,7 +302,7 @@ func TestABundleNeverSentGetsNoRecord(t *testing.T) {
 // as found under the given path, not its last element.
 func TestRecordNamesTheBundleDirectory(t *testing.T) {
 	root, _ := makeBundles(t, 2)
-	found, err := FindBundles([]string{root + string(filepath.Separator)})
+	found, err := (bundle.Finder{Kind: bundle.Replayable}).Find([]string{root + string(filepath.Separator)})
 	if err != nil || len(found) != 2 {
 		t.Fatal(found, err)
 	}
@@ -346,7 +325,7 @@ func TestRecordNamesTheBundleDirectory(t *testing.T) {
 // in floating point; the record and the progress say 0.3.
 func TestCostsAreRecordedToTheMicroDollar(t *testing.T) {
 	_, bundles := makeBundles(t, 1)
-	if err := os.WriteFile(filepath.Join(bundles[0], FileUserMessage), []byte("NOISE"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(bundles[0], bundle.FileUserMessage), []byte("NOISE"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(0.1+func() float64 { return 0.2 }()) == "0.3" {
@@ -354,7 +333,7 @@ func TestCostsAreRecordedToTheMicroDollar(t *testing.T) {
 	}
 	var last Progress
 	items, _ := Run(context.Background(), &fakeGen{}, Options{Bundles: bundles, Models: []string{"m1"}, Run: "r"}, Hooks{Progress: func(p Progress) { last = p }})
-	data, err := os.ReadFile(filepath.Join(bundles[0], DirReplays, "r", FileRecord))
+	data, err := os.ReadFile(filepath.Join(bundles[0], bundle.DirReplays, "r", bundle.FileRecord))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
-	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
@@ -144,15 +141,6 @@ func measureOf(s *diff.Side) *Measure {
 	return m
 }
 
-// bundleMeta is what the report reads of metadata.json.
-type bundleMeta struct {
-	ChatID               string `json:"chatId"`
-	CompressionNumber    int    `json:"compressionNumber"`
-	BoundaryMessageIndex *int   `json:"boundaryMessageIndex"`
-}
-
-var compressionDir = regexp.MustCompile(`^compression-(\d+)$`)
-
 // Build reads and measures the bundles of dirs.
 func Build(dirs []string, opts Options) *Report {
 	if opts.Target <= 0 {
@@ -258,26 +246,21 @@ func lowest(b *Bundle) float64 {
 // readBundle measures one bundle and renders its section.
 func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
 	b := &Bundle{Dir: dir, Chain: filepath.Dir(dir), Boundary: -1, Sides: map[string]*Side{}}
-	if m := compressionDir.FindStringSubmatch(filepath.Base(dir)); m != nil {
-		b.Compression, _ = strconv.Atoi(m[1])
-	}
-	if data, err := fsutil.ReadFileLimit(filepath.Join(dir, extract.FileMetadata), 64<<20); err == nil {
-		var md bundleMeta
-		if json.Unmarshal(data, &md) == nil {
-			b.ChatID = md.ChatID
-			if md.CompressionNumber > 0 {
-				b.Compression = md.CompressionNumber
-			}
-			if md.BoundaryMessageIndex != nil {
-				b.Boundary = *md.BoundaryMessageIndex
-			}
+	b.Compression = bundle.CompressionOf(dir)
+	if md, err := bundle.ReadMetadata(dir); err == nil {
+		b.ChatID = md.ChatID
+		if md.CompressionNumber > 0 {
+			b.Compression = md.CompressionNumber
+		}
+		if md.BoundaryMessageIndex != nil {
+			b.Boundary = *md.BoundaryMessageIndex
 		}
 	}
-	aText, err := diff.ReadText(filepath.Join(dir, extract.FileActualOutput))
+	aText, err := bundle.ReadText(filepath.Join(dir, bundle.FileActual))
 	if err != nil {
 		return nil, nil, fileErr(err)
 	}
-	replays, err := diff.Replays(dir)
+	replays, err := bundle.Replays(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -323,7 +306,7 @@ func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
 		}
 	}
 	if len(d.comparisons) == 0 {
-		if h, err := diff.ReadText(filepath.Join(dir, extract.FileCompact)); err == nil {
+		if h, err := bundle.ReadText(filepath.Join(dir, bundle.FileCompact)); err == nil {
 			d.history, d.hasHistory = h, true
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			b.Warnings = append(b.Warnings, fileErr(err).Error())
@@ -337,9 +320,9 @@ func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
 		for _, name := range sideOrder(b.Sides) {
 			sc := eval.ScoreBriefing(name, texts[name], res.Probes)
 			if name == eval.Actual {
-				sc.File = filepath.Join(dir, extract.FileActualOutput)
+				sc.File = filepath.Join(dir, bundle.FileActual)
 			} else {
-				sc.File = filepath.Join(dir, diff.ReplaysDir, name, diff.ReplayOutputFile)
+				sc.File = bundle.OutputPath(dir, name)
 				for _, rp := range replays {
 					if rp.Run == name {
 						info := rp.Info
@@ -367,7 +350,7 @@ func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
 			res = nil
 		}
 	} else {
-		b.Warnings = append(b.Warnings, "no "+extract.FileCompact+": no probes and no must-keep items")
+		b.Warnings = append(b.Warnings, "no "+bundle.FileCompact+": no probes and no must-keep items")
 	}
 	d.eval = res
 	packed, err := packDetail(d)
@@ -422,29 +405,18 @@ func sideOrder(sides map[string]*Side) []string {
 	return append(out, runs...)
 }
 
-// JudgeDir is where `compact eval --judge` writes a bundle's judge records.
-const JudgeDir = "judge"
-
 // readJudge attaches the judge record name (or the bundle's first by
 // name) to the briefings of res.
 func readJudge(b *Bundle, res *eval.BundleResult, name string) {
-	dir := filepath.Join(b.Dir, JudgeDir)
 	if name == "" {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
+		runs := bundle.JudgeRecords(b.Dir)
+		if len(runs) == 0 {
 			return
 		}
-		for _, e := range ents {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-				name = strings.TrimSuffix(e.Name(), ".json")
-				break
-			}
-		}
-		if name == "" {
-			return
-		}
+		name = runs[0]
 	}
-	data, err := fsutil.ReadFileLimit(filepath.Join(dir, name+".json"), 256<<20)
+	file := bundle.JudgePath(b.Dir, name)
+	data, err := fsutil.ReadFileLimit(file, 256<<20)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			b.Warnings = append(b.Warnings, "judge record: "+err.Error())
@@ -453,7 +425,7 @@ func readJudge(b *Bundle, res *eval.BundleResult, name string) {
 	}
 	var rec eval.JudgeRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
-		b.Warnings = append(b.Warnings, fmt.Sprintf("judge record %s: %v", filepath.Join(dir, name+".json"), err))
+		b.Warnings = append(b.Warnings, fmt.Sprintf("judge record %s: %v", file, err))
 		return
 	}
 	b.Judge = name
@@ -464,11 +436,11 @@ func readJudge(b *Bundle, res *eval.BundleResult, name string) {
 		}
 	}
 	res.Judge = &eval.JudgeSummary{Judge: rec.Judge, PackHash: rec.PackHash, Questions: rec.Questions, Order: rec.Order,
-		Calls: rec.Calls, CostUSD: rec.CostUSD, SavedUSD: rec.SavedUSD, File: filepath.Join(dir, name+".json")}
+		Calls: rec.Calls, CostUSD: rec.CostUSD, SavedUSD: rec.SavedUSD, File: file}
 }
 
 func fileErr(err error) error {
-	var fe *diff.FileError
+	var fe *bundle.FileError
 	if errors.As(err, &fe) && errors.Is(fe.Err, fs.ErrNotExist) {
 		return errors.New(fe.Path + " is missing")
 	}

@@ -25,9 +25,9 @@ func writeFile(t *testing.T, path, text string) {
 	}
 }
 
-// bundle writes a bundle with the app's briefing a, the history and one
+// writeBundle writes a bundle with the app's briefing a, the history and one
 // replay per run (name → briefing).
-func bundle(t *testing.T, dir, history, a string, runs map[string]string) {
+func writeBundle(t *testing.T, dir, history, a string, runs map[string]string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, "actual-output.md"), a)
 	writeFile(t, filepath.Join(dir, "compact-history.xml"), history)
@@ -95,8 +95,8 @@ func render(t *testing.T, r *Report, opt PageOptions) (string, Stats) {
 // Policy allows by hash, and the policy forbids everything else.
 func TestPageLoadsNothing(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "prerelease")
-	bundle(t, filepath.Join(root, "001-chat", "compression-001"), testHistory, goodBriefing, map[string]string{"builtin": hostile, "other": goodBriefing})
-	bundle(t, filepath.Join(root, "001-chat", "compression-002"), testHistory+"\n<user>See https://example.com/design and http://evil.example/x.js</user>", goodBriefing,
+	writeBundle(t, filepath.Join(root, "001-chat", "compression-001"), testHistory, goodBriefing, map[string]string{"builtin": hostile, "other": goodBriefing})
+	writeBundle(t, filepath.Join(root, "001-chat", "compression-002"), testHistory+"\n<user>See https://example.com/design and http://evil.example/x.js</user>", goodBriefing,
 		map[string]string{"builtin": goodBriefing + " https://example.com/design"})
 	r := Build([]string{filepath.Join(root, "001-chat", "compression-001"), filepath.Join(root, "001-chat", "compression-002")}, Options{})
 	page, st := render(t, r, PageOptions{Version: "test"})
@@ -147,7 +147,7 @@ func TestPageLoadsNothing(t *testing.T) {
 func TestHostileTextIsEscaped(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "prerelease")
 	dir := filepath.Join(root, `002-<b>"x'`, "compression-001")
-	bundle(t, dir, testHistory+"\n<user>"+hostile+"</user>", hostile, map[string]string{`run"><script>alert(5)</script>`: hostile + " more"})
+	writeBundle(t, dir, testHistory+"\n<user>"+hostile+"</user>", hostile, map[string]string{`run"><script>alert(5)</script>`: hostile + " more"})
 	writeFile(t, filepath.Join(dir, "metadata.json"), `{"chatId": "</script><script>alert(6)</script>", "compressionNumber": 1, "boundaryMessageIndex": 1}`)
 	simFile := filepath.Join(t.TempDir(), "sim.json")
 	writeFile(t, simFile, `{"strategy": "stagewise", "summarizer": "builtin", "histories": [{"source": "jsonl", "name": "</script><script>alert(7)</script>", "title": "<svg onload=alert(8)>",
@@ -185,8 +185,8 @@ func TestBundlesWorstFirst(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "prerelease")
 	good := filepath.Join(root, "001-a", "compression-001")
 	bad := filepath.Join(root, "002-b", "compression-001")
-	bundle(t, good, testHistory, goodBriefing, map[string]string{"run": goodBriefing})
-	bundle(t, bad, testHistory, goodBriefing, map[string]string{"run": "## Nothing\n\nNothing kept. Next, nothing."})
+	writeBundle(t, good, testHistory, goodBriefing, map[string]string{"run": goodBriefing})
+	writeBundle(t, bad, testHistory, goodBriefing, map[string]string{"run": "## Nothing\n\nNothing kept. Next, nothing."})
 	r := Build([]string{good, bad}, Options{})
 	if len(r.Bundles) != 2 || r.Bundles[0].Dir != bad {
 		t.Fatalf("order: %v", []string{r.Bundles[0].Dir, r.Bundles[1].Dir})
@@ -211,7 +211,7 @@ func TestMaxBytesLeavesOutTheBestSections(t *testing.T) {
 	long := strings.Repeat("You read [](path:w1/src/Button.tsx) again and again, each time noting a new detail number 12345. ", 1000)
 	for i := range 6 {
 		d := filepath.Join(root, "001-chat", "compression-00"+string(rune('1'+i)))
-		bundle(t, d, testHistory, "## Long\n\n"+long, map[string]string{"run": "## Long\n\n" + long + " Extra."})
+		writeBundle(t, d, testHistory, "## Long\n\n"+long, map[string]string{"run": "## Long\n\n" + long + " Extra."})
 		dirs = append(dirs, d)
 	}
 	r := Build(dirs, Options{})
@@ -237,7 +237,7 @@ func TestSectionDiffMarks(t *testing.T) {
 	b := "## Kept\n\nSame text here.\n\n## Changed\n\nYou edited the teal button.\n\n- a bullet\n\n## New\n\nOnly in B."
 	root := filepath.Join(t.TempDir(), "prerelease")
 	d := filepath.Join(root, "001-chat", "compression-001")
-	bundle(t, d, testHistory, a, map[string]string{"run": b})
+	writeBundle(t, d, testHistory, a, map[string]string{"run": b})
 	r := Build([]string{d}, Options{Profile: "head"})
 	all := unpacked(t, func() string { p, _ := render(t, r, PageOptions{}); return p }())
 	for _, want := range []string{
@@ -294,8 +294,8 @@ func TestJudgedScoresAndLoneBriefings(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "prerelease")
 	judged := filepath.Join(root, "001-chat", "compression-001")
 	alone := filepath.Join(root, "002-chat", "compression-001")
-	bundle(t, judged, testHistory, goodBriefing, map[string]string{"run": goodBriefing})
-	bundle(t, alone, testHistory, goodBriefing+"\n\n- a bullet", nil)
+	writeBundle(t, judged, testHistory, goodBriefing, map[string]string{"run": goodBriefing})
+	writeBundle(t, alone, testHistory, goodBriefing+"\n\n- a bullet", nil)
 	writeFile(t, filepath.Join(judged, "judge", "gpt-5.4-nano.json"), `{"judge": "gpt-5.4-nano", "pack": "default", "packHash": "x", "questions": [], "order": ["actual", "run"],
 		"briefings": [{"name": "actual", "score": 4.5, "dimensions": {"accuracy": 4.5, "context_awareness": 4, "artifact_trail": 5, "completeness": 4.5, "continuity": 4.5, "instruction_following": 4.5}, "kinds": {}, "ungraded": 0, "answers": []},
 		{"name": "run", "score": 3.25, "dimensions": {"accuracy": 3, "context_awareness": 3, "artifact_trail": 3.5, "completeness": 3.5, "continuity": 3, "instruction_following": 3.5}, "kinds": {}, "ungraded": 0, "answers": []}],
@@ -366,7 +366,7 @@ func TestBuildStops(t *testing.T) {
 	var dirs []string
 	for i := range 4 {
 		d := filepath.Join(root, "001-chat", "compression-00"+string(rune('1'+i)))
-		bundle(t, d, testHistory, goodBriefing, map[string]string{"run": goodBriefing})
+		writeBundle(t, d, testHistory, goodBriefing, map[string]string{"run": goodBriefing})
 		dirs = append(dirs, d)
 	}
 	n := 0

@@ -13,12 +13,11 @@ import (
 
 	"github.com/compactlab/compact/internal/agentbundle"
 	"github.com/compactlab/compact/internal/briefing"
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
-	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 	"github.com/compactlab/compact/internal/report"
@@ -120,7 +119,7 @@ func roundTrip(t testing.TB, gen replay.Generator, data []byte) {
 	if err != nil {
 		t.Fatalf("extract: %v", err)
 	}
-	all, err := replay.FindBundles([]string{out})
+	all, err := bundle.Finder{Kind: bundle.Replayable}.Find([]string{out})
 	if err != nil || len(all) != sum.Bundles {
 		t.Fatalf("extract wrote %d bundles, replay finds %d (%v)", sum.Bundles, len(all), err)
 	}
@@ -139,18 +138,18 @@ func roundTrip(t testing.TB, gen replay.Generator, data []byte) {
 	// (no summary) is left out by them, as compact diff and eval do.
 	var dirs []string
 	for _, b := range all {
-		md, err := fsutil.ReadFileLimit(filepath.Join(b, extract.FileMetadata), 64<<20)
+		md, err := bundle.ReadMetadata(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := agentbundle.ReadAuditable(md); ok {
+		if ok, _ := md.IsAuditable(); ok {
 			dirs = append(dirs, b)
 		}
 	}
 	if len(dirs) == 0 {
 		return
 	}
-	found, err := diff.FindBundles(out)
+	found, err := bundle.Finder{}.Find([]string{out})
 	if err != nil || len(found) != len(all) {
 		t.Fatalf("diff finds %d bundles of %d (%v)", len(found), len(all), err)
 	}

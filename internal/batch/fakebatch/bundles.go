@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 // WriteBundles writes n minimal bundles under dir, chat-NNNNN/compression-001
-// (system-prompt.md, user-message.md, metadata.json, compact-history.xml,
-// actual-output.md), and returns their directories in order. plant, when
+// (the five files of internal/bundle's layout), and returns their
+// directories in order. plant, when
 // not nil, adds text to the i-th user message (a marker of
 // DefaultAnswer). Every user message differs; the system prompt is the
 // same for all.
@@ -17,7 +19,7 @@ func WriteBundles(dir string, n int, plant func(i int) string) ([]string, error)
 	const system = "You compress the history of a coding agent's chat into a briefing.\nKeep every path as a link, and end with the current working state.\n"
 	out := make([]string, 0, n)
 	for i := range n {
-		b := filepath.Join(dir, fmt.Sprintf("chat-%05d", i), "compression-001")
+		b := filepath.Join(dir, fmt.Sprintf("chat-%05d", i), bundle.CompressionDirName(1))
 		if err := os.MkdirAll(b, 0o755); err != nil {
 			return nil, err
 		}
@@ -29,11 +31,11 @@ func WriteBundles(dir string, n int, plant func(i int) string) ([]string, error)
 			}
 		}
 		files := map[string]string{
-			"system-prompt.md":    system,
-			"user-message.md":     user,
-			"compact-history.xml": history,
-			"actual-output.md":    "## Button colour\n\nThe button of [](path:src/components/Button.tsx) is #336699.\n",
-			"metadata.json":       fmt.Sprintf(`{"chatId": "chat-%05d", "chatTitle": "Fix button %d", "compressionNumber": 1, "boundaryMessageIndex": 2, "previousCompressionIndex": null, "previousCompressionSize": null}`+"\n", i, i),
+			bundle.FileSystemPrompt: system,
+			bundle.FileUserMessage:  user,
+			bundle.FileCompact:      history,
+			bundle.FileActual:       "## Button colour\n\nThe button of [](path:src/components/Button.tsx) is #336699.\n",
+			bundle.FileMetadata:     fmt.Sprintf(`{"chatId": "chat-%05d", "chatTitle": "Fix button %d", "compressionNumber": 1, "boundaryMessageIndex": 2, "previousCompressionIndex": null, "previousCompressionSize": null}`+"\n", i, i),
 		}
 		for name, text := range files {
 			if err := os.WriteFile(filepath.Join(b, name), []byte(text), 0o644); err != nil {

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 func main() {
@@ -157,7 +159,7 @@ func generate(out string, bundles, chars, perChat int, seed int64) error {
 	g := gen{rand.New(rand.NewSource(seed))}
 	for i := 0; i < bundles; i++ {
 		chat, num := i/perChat+1, i%perChat+1
-		dir := filepath.Join(out, fmt.Sprintf("%03d-bench-chat-%d", chat, chat), fmt.Sprintf("compression-%03d", num))
+		dir := filepath.Join(out, fmt.Sprintf("%03d-bench-chat-%d", chat, chat), bundle.CompressionDirName(num))
 		topic := fmt.Sprintf("Chat %d task", chat)
 		a := g.briefing(chars, topic)
 		prevSize := 0
@@ -193,13 +195,13 @@ func generate(out string, bundles, chars, perChat int, seed int64) error {
 			return err
 		}
 		files := map[string]string{
-			"system-prompt.md":          "You are about to write a briefing for yourself.",
-			"user-message.md":           user,
-			"compact-history.xml":       history,
-			"actual-output.md":          a,
-			"metadata.json":             string(mdJSON),
-			"replays/bench/output.md":   g.damage(a),
-			"replays/bench/replay.json": string(rJSON),
+			bundle.FileSystemPrompt:        "You are about to write a briefing for yourself.",
+			bundle.FileUserMessage:         user,
+			bundle.FileCompact:             history,
+			bundle.FileActual:              a,
+			bundle.FileMetadata:            string(mdJSON),
+			bundle.OutputPath("", "bench"): g.damage(a),
+			bundle.RecordPath("", "bench"): string(rJSON),
 		}
 		for name, text := range files {
 			p := filepath.Join(dir, name)

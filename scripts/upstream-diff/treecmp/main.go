@@ -14,8 +14,9 @@
 //	                          oracle's answers ORACLE
 //
 // A bundle is a compression-NNN directory. Its class names the first file that
-// differs, in the order compact-history.xml, metadata.json, user-message.md,
-// actual-output.md, system-prompt.md, and the shape of the first differing line.
+// differs, in the order of fileOrder (the compact history, the metadata, the
+// user message, the app's briefing, the system prompt), and the shape of the
+// first differing line.
 package main
 
 import (
@@ -30,6 +31,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 func main() {
@@ -121,7 +124,7 @@ func entries(root string) map[string]bool {
 	return m
 }
 
-var fileOrder = []string{"compact-history.xml", "metadata.json", "user-message.md", "actual-output.md", "system-prompt.md"}
+var fileOrder = []string{bundle.FileCompact, bundle.FileMetadata, bundle.FileUserMessage, bundle.FileActual, bundle.FileSystemPrompt}
 
 func rank(name string) int {
 	for i, f := range fileOrder {
@@ -232,19 +235,19 @@ func kind(p string) string {
 
 func classify(file string, x, y []byte) (string, string) {
 	switch file {
-	case "metadata.json":
+	case bundle.FileMetadata:
 		var m1, m2 map[string]json.RawMessage
 		_ = json.Unmarshal(x, &m1)
 		_ = json.Unmarshal(y, &m2)
 		keys := []string{"chatId", "chatTitle", "channel", "compressionNumber", "totalCompressions", "totalChatMessages", "boundaryMessageIndex", "boundaryMessageId", "totalMessagesInSlice", "serializedMessageCount", "previousCompressionIndex", "previousCompressionSize", "compactHistoryChars", "userMessageChars", "actualOutputChars", "actualOutputIncludesPreviousTag", "slashIdsResolved"}
 		for _, k := range keys {
 			if !bytes.Equal(m1[k], m2[k]) {
-				return "metadata.json:" + k, fmt.Sprintf("upstream %s | compact %s", clip(string(m1[k])), clip(string(m2[k])))
+				return bundle.FileMetadata + ":" + k, fmt.Sprintf("upstream %s | compact %s", clip(string(m1[k])), clip(string(m2[k])))
 			}
 		}
 		l1, l2 := firstDiffLine(x, y)
-		return "metadata.json:bytes", fmt.Sprintf("upstream %q | compact %q", clip(l1), clip(l2))
-	case "compact-history.xml":
+		return bundle.FileMetadata + ":bytes", fmt.Sprintf("upstream %q | compact %q", clip(l1), clip(l2))
+	case bundle.FileCompact:
 		l1, l2 := firstDiffLine(x, y)
 		return "xml:" + shape(l1) + " vs " + shape(l2), fmt.Sprintf("upstream %q | compact %q", clip(l1), clip(l2))
 	}

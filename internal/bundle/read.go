@@ -1,4 +1,4 @@
-package diff
+package bundle
 
 import (
 	"bytes"
@@ -8,6 +8,10 @@ import (
 
 	"github.com/compactlab/compact/internal/fsutil"
 )
+
+// MaxRecordBytes bounds what is read of a metadata.json or a replay.json,
+// a few hundred bytes when compact wrote them.
+const MaxRecordBytes = 64 << 20
 
 // ErrEmpty reports a file that holds nothing but white space.
 var ErrEmpty = errors.New("is empty")
@@ -29,37 +33,18 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // ReadText reads path as text. Whatever bytes a bundle file holds, it is
 // read: what compact writes, compact reads, and extract writes what the
-// history held, byte for byte (a NUL byte in a message reaches
-// user-message.md and compact-history.xml; an agent's summary may be
-// empty; a model's answer may hold anything). A NUL byte is kept; a byte
-// that is not UTF-8 reads as U+FFFD, so that the measures work on text;
-// a blank file is a blank briefing. Only a file that is missing, not a
-// regular file or over fsutil.MaxJSStringBytes is an error (a
-// *FileError).
+// history held, byte for byte (a NUL byte in a message reaches the user
+// message and the compact history; an agent's summary may be empty; a
+// model's answer may hold anything). A NUL byte is kept; a byte that is
+// not UTF-8 reads as U+FFFD, so that the measures work on text; a blank
+// file is a blank briefing. Only a file that is missing, not a regular
+// file or over fsutil.MaxJSStringBytes is an error (a *FileError).
 func ReadText(path string) (string, error) {
 	data, err := fsutil.ReadFileLimit(path, fsutil.MaxJSStringBytes)
 	if err != nil {
 		return "", &FileError{Path: path, Err: err}
 	}
 	return ValidText(data), nil
-}
-
-// readLoose is ReadText of a file given by hand (--a, --b), which is
-// also refused when it is blank: compact writes no such file, so it is
-// most likely the wrong one.
-func readLoose(path string) (string, error) {
-	text, err := ReadText(path)
-	if err != nil {
-		return "", err
-	}
-	if err := CheckText([]byte(text)); err != nil {
-		var fe *FileError
-		if errors.As(err, &fe) {
-			fe.Path = path
-		}
-		return "", err
-	}
-	return text, nil
 }
 
 // ValidText is data as UTF-8 text: each run of bytes that is not UTF-8

@@ -1,4 +1,4 @@
-package diff
+package bundle
 
 import (
 	"errors"
@@ -48,15 +48,12 @@ func TestReadTextReadsWhatExtractWrites(t *testing.T) {
 			t.Errorf("ReadText(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	// Blank: a blank briefing in a bundle; refused as a file given by
-	// hand (--a, --b).
+	// Blank: a blank briefing in a bundle (diff refuses it as a file
+	// given by hand: TestReadLooseRefusesBlank).
 	if err := os.WriteFile(p, []byte(" \n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := ReadText(p); err != nil || got != " \n" {
 		t.Errorf("ReadText(blank) = %q, %v", got, err)
-	}
-	if _, err := readLoose(p); !errors.Is(err, ErrEmpty) || err.Error() != p+" is empty" {
-		t.Errorf("readLoose(blank) = %v", err)
 	}
 }
