@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/compactlab/compact/internal/prompt"
 )
 
 // BuiltinWriter writes a briefing from a compact history, aiming at
@@ -22,7 +24,7 @@ const (
 
 // DefaultTargetChars is the builtin writer's target when none is configured
 // (compression.target_chars).
-const DefaultTargetChars = 30000
+const DefaultTargetChars = prompt.DefaultTargetChars
 
 // Builtin is the offline deterministic model: it hands the compact history of
 // the user message (between the first <chat-history> and the last

@@ -4,11 +4,12 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/prompt"
 )
 
 // DefaultTarget is the prompt's target size in UTF-16 units
 // (COMPRESSION_TARGET_CHARS).
-const DefaultTarget = 30000
+const DefaultTarget = prompt.DefaultTargetChars
 
 func len16(s string) int { return history.Len16(s) }
 

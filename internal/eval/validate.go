@@ -13,9 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/bundle"
-	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -374,7 +374,7 @@ const DumpFactor = 1.5
 // that cannot be read is an error.
 func Validate(dirs []string, opt ValidateOptions) (*ValidityReport, []BundleError) {
 	if opt.Target <= 0 {
-		opt.Target = diff.DefaultTarget
+		opt.Target = prompt.DefaultTargetChars
 	}
 	type input struct {
 		hist, cont, rec string

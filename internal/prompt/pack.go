@@ -25,6 +25,11 @@ const (
 	PackFile         = "pack.json"
 )
 
+// DefaultTargetChars is the upstream prompt's target size of a briefing
+// (COMPRESSION_TARGET_CHARS), in UTF-16 units: the size measures' target
+// when nothing else is said.
+const DefaultTargetChars = 30000
+
 // Pack is a prompt pack: the system prompt and the user-message template.
 type Pack struct {
 	// SystemPrompt is the system prompt text, exactly as sent.
