@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 // TestSampleExtractReplayDiff is the whole offline loop on the shipped
@@ -106,7 +108,7 @@ func TestCommittedExampleIsCurrent(t *testing.T) {
 		t.Fatalf("committed %d bundles (%v), fresh %d", len(committed), err, len(fresh))
 	}
 	for i := range fresh {
-		for _, f := range []string{"system-prompt.md", "user-message.md", "compact-history.xml", "actual-output.md", "metadata.json", "replays/builtin/output.md"} {
+		for _, f := range []string{"system-prompt.md", "user-message.md", "compact-history.xml", "actual-output.md", "metadata.json", bundle.FileContinuation, "replays/builtin/output.md"} {
 			a, errA := os.ReadFile(filepath.Join(committed[i], f))
 			b, errB := os.ReadFile(filepath.Join(fresh[i], f))
 			if errA != nil || errB != nil || string(a) != string(b) {

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -41,11 +40,13 @@ type extractOptions struct {
 	Out         string
 	Chats       []string
 	Force       bool
-	Profile     string
-	Locale      string
-	Workers     int
-	Writers     int
-	GOOS        string
+	// NoContinuation leaves out compact's continuation.xml.
+	NoContinuation bool
+	Profile        string
+	Locale         string
+	Workers        int
+	Writers        int
+	GOOS           string
 	// From names an agent whose own session files to read instead of a
 	// database (claude-code or codex); Paths are the files or
 	// directories given.
@@ -115,14 +116,8 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			str("pack", "pack", &opts.Pack)
 			str("profile", "profile", &opts.Profile)
 			str("locale", "locale", &opts.Locale)
-			if !c.Flags().Changed("min-messages") {
-				key := "extract" + config.Delim + "min_messages"
-				v := strings.TrimSpace(f.Config.String(key))
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					return usageErr("%s: %q is not a whole number (%s)", configKeyName(key), v, f.Config.Source(key))
-				}
-				opts.MinMessages = n
+			if err := configInt(c, f, "min-messages", "extract"+config.Delim+"min_messages", &opts.MinMessages); err != nil {
+				return err
 			}
 			if !c.Flags().Changed("out") {
 				opts.Out = ""
@@ -141,6 +136,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "write the chat directories to `DIR` (default experiments-data/history-compression/<channel>)")
 	fl.StringArrayVar(&opts.Chats, "chat", nil, "extract only the chat with this `ID` (repeatable; an unknown id is an error)")
 	fl.BoolVar(&opts.Force, "force", false, "replace a non-empty output directory as a whole")
+	fl.BoolVar(&opts.NoContinuation, "no-continuation", false, "leave out continuation.xml (what the session did next, for eval's grounded score): the upstream's files only")
 	fl.StringVar(&opts.Profile, "profile", "e3e", profileUsage)
 	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
 	addJobsFlag(c, &opts.Workers, 0, "decode and serialize `N` chats at once (default: the number of CPUs)")
@@ -202,7 +198,7 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 	sum, err := extract.Run(ctx, extract.Options{
 		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: opts.MinMessages,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, Profile: profile,
-		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers,
+		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers, NoContinuation: opts.NoContinuation,
 	}, extract.Hooks{
 		Warn: func(w extract.Warning) {
 			warned.Add(1)
@@ -335,7 +331,7 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	defer stop()
 	prog := newProgress(f.IO)
 	sum, err := agentbundle.Run(ctx, agentbundle.Options{
-		Agent: opts.From, Paths: paths, OutDir: out, Force: opts.Force, Pack: pack, PackName: packName, Locale: locale, Getenv: f.Getenv,
+		Agent: opts.From, Paths: paths, OutDir: out, Force: opts.Force, NoContinuation: opts.NoContinuation, Pack: pack, PackName: packName, Locale: locale, Getenv: f.Getenv,
 	}, agentbundle.Hooks{
 		Warn: func(w string) {
 			prog.clear()

@@ -318,6 +318,21 @@ func configDefault(c *cobra.Command, f *Factory, flag, key string, dst *string) 
 	}
 }
 
+// configInt is configDefault for a whole number: the flag's value, else
+// the configuration's, which must be one.
+func configInt(c *cobra.Command, f *Factory, flag, key string, dst *int) error {
+	if c.Flags().Changed(flag) {
+		return nil
+	}
+	v := strings.TrimSpace(f.Config.String(key))
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return usageErr("%s: %q is not a whole number (%s)", configKeyName(key), v, f.Config.Source(key))
+	}
+	*dst = n
+	return nil
+}
+
 // Execute runs compact with the process's arguments and streams.
 func Execute() int {
 	// Whatever a library logs through the standard logger or log/slog's

@@ -59,6 +59,8 @@ type Options struct {
 	Locale   string
 	// Getenv reads the environment (DefaultDir), nil: os.Getenv.
 	Getenv func(string) string
+	// NoContinuation leaves out continuation.xml (bundle.FileContinuation).
+	NoContinuation bool
 }
 
 // Hooks report what happens during a run (each may be nil).

@@ -12,6 +12,7 @@ import (
 	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/extract"
+	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/testfiles"
 )
@@ -20,14 +21,20 @@ const testdata = "../../testdata/agents"
 
 func run(t *testing.T, agent string, paths ...string) (*Summary, string, []string) {
 	t.Helper()
-	pack, err := prompt.Builtin(agent)
+	return runOpts(t, Options{Agent: agent, Paths: paths})
+}
+
+// runOpts runs opts with the agent's pack, into a new directory.
+func runOpts(t *testing.T, opts Options) (*Summary, string, []string) {
+	t.Helper()
+	pack, err := prompt.Builtin(opts.Agent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	var warns []string
-	sum, err := Run(context.Background(), Options{Agent: agent, Paths: paths, OutDir: out, Pack: pack, PackName: agent, Locale: "en-US"},
-		Hooks{Warn: func(w string) { warns = append(warns, w) }})
+	opts.OutDir, opts.Pack, opts.PackName, opts.Locale = out, pack, opts.Agent, "en-US"
+	sum, err := Run(context.Background(), opts, Hooks{Warn: func(w string) { warns = append(warns, w) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,6 +280,37 @@ func TestRealClaudeCodeCorpusFiles(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(a), "This session is being continued from a previous conversation") {
 			t.Errorf("%s: actual-output.md %.80q (%v)", b, a, err)
 		}
+		// What the session did next: never the summary itself; its turns
+		// are the ones the next compaction of the session compacts.
+		c, err := os.ReadFile(filepath.Join(b, bundle.FileContinuation))
+		cont := mdtext.ParseContinuation(string(c))
+		if err != nil || len(cont.Turns) == 0 || strings.Contains(string(c), "This session is being continued") {
+			t.Errorf("%s: continuation %d bytes, %d turns (%v)", b, len(c), len(cont.Turns), err)
+			continue
+		}
+		n := bundle.CompressionOf(b)
+		nextH, err := os.ReadFile(filepath.Join(filepath.Dir(b), bundle.CompressionDirName(n+1), bundle.FileCompact))
+		if err != nil {
+			continue // the session's last compaction
+		}
+		compacted := map[string]bool{}
+		for _, tr := range mdtext.ParseHistory(string(nextH)).Turns {
+			compacted[tr.Role+"\x00"+tr.Text] = true
+		}
+		for _, tr := range cont.Turns {
+			if tr.Role != mdtext.FromOutput && !compacted[tr.Role+"\x00"+tr.Text] {
+				t.Errorf("%s: continuation turn %.80q is not in %s's compact history", b, tr.Text, bundle.CompressionDirName(n+1))
+				break
+			}
+		}
+	}
+	// Without it, the same bundles and no continuation.
+	sum2, out2, _ := runOpts(t, Options{Agent: agents.ClaudeCode, Paths: paths, NoContinuation: true})
+	if sum2.Bundles != want {
+		t.Errorf("--no-continuation: %d bundles", sum2.Bundles)
+	}
+	if found, _ := filepath.Glob(filepath.Join(out2, "*", "compression-*", bundle.FileContinuation)); len(found) != 0 {
+		t.Errorf("--no-continuation wrote %d continuations", len(found))
 	}
 }
 

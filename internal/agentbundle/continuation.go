@@ -3,6 +3,7 @@ package agentbundle
 import (
 	"path/filepath"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/strategy"
@@ -42,7 +43,7 @@ func Continuation(msgs []strategy.Message, cwd string, outcomes map[string]strin
 // continuation writes the continuation of the bundle written last (if
 // any) from h, the history of the segment that follows it.
 func (w *sessionWriter) continuation(h *convo.History, end int) error {
-	if w.contDir == "" {
+	if w.contDir == "" || w.opts.NoContinuation {
 		return nil
 	}
 	dir := w.contDir
@@ -54,12 +55,8 @@ func (w *sessionWriter) continuation(h *convo.History, end int) error {
 	if text == "" {
 		return nil
 	}
-	if err := w.out.WriteFile(filepath.Join(dir, FileContinuation), []byte(text)); err != nil {
+	if err := w.out.WriteFile(filepath.Join(dir, bundle.FileContinuation), []byte(text)); err != nil {
 		return &writeError{err}
 	}
 	return nil
 }
-
-// FileContinuation is compact's own file beside the five the upstream
-// writes: the session after the compaction (see Continuation).
-const FileContinuation = "continuation.xml"

@@ -18,6 +18,13 @@ const (
 	FileCount = 5
 )
 
+// FileContinuation is compact's own file beside the five: what the
+// session did after the compaction, up to the next one (at most a few
+// thousand turns), in the compact history's layout with the tools'
+// outputs (mdtext.ParseContinuation). The grounded measure of eval reads
+// it; the upstream playground ignores it.
+const FileContinuation = "continuation.xml"
+
 // Replays: <bundle>/replays/<run>/output.md and replay.json.
 const (
 	DirReplays = "replays"

@@ -396,7 +396,7 @@ func Validate(dirs []string, opt ValidateOptions) (*ValidityReport, []BundleErro
 			errs[i] = fileErr(err)
 			return
 		}
-		in.cont, err = bundle.ReadText(filepath.Join(dirs[i], FileContinuation))
+		in.cont, err = bundle.ReadText(filepath.Join(dirs[i], bundle.FileContinuation))
 		switch {
 		case err == nil:
 			in.hasCont = true
@@ -433,7 +433,7 @@ func Validate(dirs []string, opt ValidateOptions) (*ValidityReport, []BundleErro
 		var probes []Probe
 		switch {
 		case !in.hasCont:
-			lb.Why = "no " + FileContinuation + " (extract it again with this version)"
+			lb.Why = "no " + bundle.FileContinuation + " (extract it again with this version)"
 		default:
 			g = NewGrounded(in.hist, in.cont)
 			if probes = g.Probes; len(probes) == 0 {
@@ -555,7 +555,3 @@ func measureValidity(name string, ladders []LadderBundle, target int, score func
 	}
 	return mv
 }
-
-// FileContinuation is the file beside a bundle's five that holds what the
-// session did after the compaction (written by extract).
-const FileContinuation = "continuation.xml"

@@ -57,7 +57,18 @@ type Options struct {
 	Workers int
 	// Writers create the bundle files (default 1).
 	Writers int
+	// NoContinuation leaves out continuation.xml, compact's own file of
+	// what the chat did after each compaction: the tree is then the
+	// upstream's, file for file.
+	NoContinuation bool
 }
+
+// Continuation bounds: the turns after a compaction a continuation
+// keeps (up to the next compaction), and each tool output's bytes.
+const (
+	ContinuationTurns  = 2000
+	ContinuationOutput = 16 << 10
+)
 
 // Warning is one problem that did not stop the run.
 type Warning struct {
@@ -316,7 +327,7 @@ func (j *job) bundleBytes() int64 {
 // bundleOut is one compression-NNN directory, in memory.
 type bundleOut struct {
 	name  string
-	files [bundle.FileCount]fileOut
+	files [bundle.FileCount + 1]fileOut // the five, then compact's continuation (no name: none)
 }
 
 type fileOut struct {
@@ -762,7 +773,7 @@ func (x *extractor) process(j *job) error {
 	// compact history file is that part of it), the briefing, the
 	// metadata. The files are cut from it once it is complete.
 	buf := j.buf[:0]
-	type span struct{ user, compact, compactEnd, userEnd, actualEnd, metaEnd int }
+	type span struct{ user, compact, compactEnd, userEnd, actualEnd, metaEnd, contEnd int }
 	var spans []span
 	// from is serialize.Start(msgs[:b]) for the point at hand: the last
 	// earlier message with a truthy summary (every such message is a
@@ -872,14 +883,31 @@ func (x *extractor) process(j *job) error {
 		}
 		buf = md.AppendJSON(buf)
 		sp.metaEnd = len(buf)
+		sp.contEnd = sp.metaEnd
+		if !x.opts.NoContinuation {
+			// What the chat did next, up to the next compaction: the
+			// message that holds the summary first.
+			// A point with a falsy summary compacts nothing: the agent's
+			// memory changes at the next truthy one.
+			next := len(msgs)
+			for _, p := range points[cp+1:] {
+				if summaries[p].Truthy() {
+					next = p
+					break
+				}
+			}
+			buf = serialize.AppendContinuation(buf, msgs[b:next], serialize.Options{Profile: x.opts.Profile, Problems: func(serialize.Problem) {}}, ContinuationTurns, ContinuationOutput)
+			sp.contEnd = len(buf)
+		}
 		spans = append(spans, sp)
 
-		j.out = append(j.out, bundleOut{name: bundle.CompressionDirName(n), files: [bundle.FileCount]fileOut{
+		j.out = append(j.out, bundleOut{name: bundle.CompressionDirName(n), files: [bundle.FileCount + 1]fileOut{
 			{name: bundle.FileSystemPrompt, data: x.system, mayLone: x.systemLone},
 			{name: bundle.FileUserMessage, mayLone: beforeLone || compactLone || afterLone},
 			{name: bundle.FileCompact, mayLone: compactLone},
 			{name: bundle.FileActual, mayLone: actualLone},
 			{name: bundle.FileMetadata, mayLone: true}, // small: always checked
+			{mayLone: true}, // the continuation, if any
 		}})
 		j.res.Bundles++
 	}
@@ -889,6 +917,9 @@ func (x *extractor) process(j *job) error {
 		f[2].data = buf[sp.compact:sp.compactEnd:sp.compactEnd]
 		f[3].data = buf[sp.userEnd:sp.actualEnd:sp.actualEnd]
 		f[4].data = buf[sp.actualEnd:sp.metaEnd:sp.metaEnd]
+		if sp.contEnd > sp.metaEnd {
+			f[5] = fileOut{name: bundle.FileContinuation, data: buf[sp.metaEnd:sp.contEnd:sp.contEnd], mayLone: true}
+		}
 	}
 	j.buf = buf
 	return nil
@@ -910,6 +941,9 @@ func (x *extractor) write(j *job) error {
 			return err
 		}
 		for _, f := range b.files {
+			if f.name == "" {
+				continue
+			}
 			if err := bundle.WriteNew(bdir, f.name, f.data, f.mayLone); err != nil {
 				return err
 			}

@@ -84,6 +84,9 @@ func manifest(root string) []string {
 			return
 		}
 		for _, e := range es {
+			if e.Name() == bundle.FileContinuation {
+				continue // compact's own file: the upstream writes none
+			}
 			p := e.Name()
 			if rel != "" {
 				p = rel + "/" + e.Name()
@@ -110,7 +113,7 @@ func manifest(root string) []string {
 func entries(root string) map[string]bool {
 	m := map[string]bool{}
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == root {
+		if err != nil || p == root || d.Name() == bundle.FileContinuation {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
