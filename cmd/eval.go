@@ -45,6 +45,12 @@ type evalOptions struct {
 	Batch bool
 	// Stop is the interrupt context (tests replace it).
 	Stop context.Context
+	// Target is the size target of the headline (compression.target_chars).
+	Target int
+	// Validate runs the validity ladder instead (cmd/eval_validate.go);
+	// Calibrate reads a file of human grades.
+	Validate  bool
+	Calibrate string
 }
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -52,52 +58,13 @@ func newCmdEval(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "eval [PATH]...",
 		Short: "Score briefings with probes mined from the history they replace: files, failures, decisions, the last request",
-		Long: "Mines probes from each bundle's compact-history.xml, the part of the chat\n" +
-			"its briefing replaces (a previous briefing inside it included), and checks\n" +
-			"which of them every briefing of the bundle answers: the app's\n" +
-			bundle.FileActual + " (\"actual\") and each replay run's output.md.\n\n" +
-			"Probes come in four kinds: artifact (the files read, created, changed,\n" +
-			"moved, deleted), recall (failed commands and whether they were fixed,\n" +
-			"error identifiers, attachments, numbers and identifiers the user gave),\n" +
-			"decision (the user's decisions and constraints, form answers) and\n" +
-			"continuation (the last request, a question left open). The score is\n" +
-			"offline: an answer is present when the briefing holds it as written,\n" +
-			"with case, white space and punctuation aside, as the same file written\n" +
-			"another way (a [](path:…) link, mount-prefixed, workspace-relative), or\n" +
-			"for a sentence as most of its content words in one window.\n\n" +
-			"The report: per briefing the mean share of probes answered, overall and\n" +
-			"per kind; the baseline (--baseline, default actual) against every run and\n" +
-			"run against run, with wins and losses per bundle and a 95% paired\n" +
-			"bootstrap interval on the mean difference (fixed seed); the bundles worst\n" +
-			"first with the probes each briefing lost. --json writes every probe and\n" +
-			"answer.\n\n" +
-			"A --fail-on gate is MEASURE<VALUE (or <=, >, >=, =); MEASURE is overall,\n" +
-			"artifact, recall, decision or continuation (mean shares, 0 to 1),\n" +
-			"regressed (bundles scoring below the baseline) or lost (probes not\n" +
-			"answered).\n\n" +
-			"With --judge MODEL the probes are also put, as questions, to that model\n" +
-			"seeing only one briefing, and the same model grades every answer 0 to 5\n" +
-			"on accuracy, context awareness, artifact trail, completeness,\n" +
-			"continuity and instruction following (the answer sets of a bundle's\n" +
-			"briefings shown together, in an order shuffled by their content). The\n" +
-			"prompts are a judge pack (--write-judge-pack DIR writes the built-in one\n" +
-			"to edit, --judge-pack DIR uses it). Answers and grades are written to\n" +
-			"<bundle>/judge/<run>.json with each call's tokens and cost; every answer\n" +
-			"is cached by a hash of what was sent (cache.dir), so a rerun costs\n" +
-			"nothing. Gates: judged (the mean grade) or a dimension, e.g.\n" +
-			"judged<3.5 or artifact_trail<3.\n\n" +
-			"With --batch the judge's calls go through the provider's batch API\n" +
-			"instead (half price, answered within 24 hours): the first run submits\n" +
-			"every answer request and returns; compact batch collect (or this command\n" +
-			"again) collects the answers and submits the grades built from them; the\n" +
-			"collect after that writes the records, and this command then reports\n" +
-			"the judged scores. The run's state is <dir>/.batches/judge-<run>/.\n\n" +
-			"Exit status: 0 done; 1 a --fail-on gate held, or some bundles could not\n" +
-			"be read or judged (the others are still scored); 2 usage or input error,\n" +
-			"or nothing to evaluate (no bundles, no probes, no briefing); 130\n" +
-			"interrupted while judging.",
+		Long:  evalLong,
 		Example: "  compact eval\n" +
 			"  compact eval --run builtin --run gpt-5.4-nano\n" +
+			"  # does the headline rank briefings as their degradation does?\n" +
+			"  compact eval --validate\n" +
+			"  # agreement with people: a CSV of bundle,briefing,grade\n" +
+			"  compact eval --calibrate grades.csv\n" +
 			"  compact eval --baseline builtin --fail-on 'artifact<0.9,regressed>0'\n" +
 			"  compact eval path/to/channel --format markdown --worst 20\n" +
 			"  compact eval --json > eval.json\n" +
@@ -112,6 +79,12 @@ func newCmdEval(f *Factory) *cobra.Command {
 			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
 				return err
 			}
+			if !c.Flags().Changed("target") {
+				opts.Target = f.Config.Int("compression::target_chars")
+			}
+			if opts.Validate || opts.Calibrate != "" {
+				return runEvalValidity(c, opts)
+			}
 			return runEval(c, opts)
 		},
 	}
@@ -123,6 +96,10 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit 1 when `GATE` holds for a briefing other than the baseline, e.g. artifact<0.9 or regressed>0 (repeatable, or comma-separated)")
 	fl.IntVar(&opts.Worst, "worst", 10, "list the `N` worst bundles, with the probes they lost (-1: all)")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles evaluated at once (default: the number of CPUs)")
+	fl.IntVar(&opts.Target, "target", 0, "size target of the headline in `CHARS` (UTF-16 units; default compression.target_chars, 30,000)")
+	fl.BoolVar(&opts.Validate, "validate", false, "build the validity ladder of every recorded briefing and print how the measures order it (no other output)")
+	fl.Var(typedString{&opts.Calibrate, "FILE"}, "calibrate", "compare the measures with human grades in FILE (CSV or JSON Lines: bundle, briefing, grade[, rater])")
+	c.MarkFlagsMutuallyExclusive("validate", "calibrate")
 	fl.Var(typedString{&opts.Judge, "ID"}, "judge", "also score with this model as answerer and judge: a model of the table or a server configured as providers.NAME (not builtin)")
 	fl.Var(typedString{&opts.JudgeBaseURL, "URL"}, "judge-base-url", "judge with the model --judge-api-model of this OpenAI-compatible server (key, if any: COMPACT_API_KEY)")
 	fl.Var(typedString{&opts.JudgeAPIModel, "NAME"}, "judge-api-model", "the model the judge's server is asked for (with --judge-base-url, or --judge naming a server)")
@@ -136,7 +113,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 	c.MarkFlagsMutuallyExclusive("judge", "judge-base-url")
 	c.MarkFlagsMutuallyExclusive("batch", "judge-base-url")
 	completeValues(c, "format", "text", "json", "markdown")
-	completeValues(c, "fail-on", "artifact<0.9", "overall<0.8", "regressed>0", "lost>0", "judged<3.5", "artifact_trail<3")
+	completeValues(c, "fail-on", "overall<0.5", "file-used<0.8", "coverage<0.8", "artifact<0.9", "regressed>0", "lost>0", "judged<3.5", "artifact_trail<3")
 	_ = c.RegisterFlagCompletionFunc("judge", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return judgeModelNames(f), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -210,7 +187,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	if b := opts.Baseline; len(runs) > 0 && b != "" && b != eval.Actual && !slices.Contains(runs, b) {
 		load = append(slices.Clone(runs), b)
 	}
-	eopt := eval.EvalOptions{Runs: load}
+	eopt := eval.EvalOptions{Runs: load, Target: opts.Target}
 	if len(dirs) > 1 {
 		eopt.Progress = func(done, total int) { prog.show("eval: %d of %s", done, plural(total, "bundle")) }
 	}
@@ -260,7 +237,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 			}
 		}
 	}
-	rep := eval.NewReport(results, errs, eval.ReportOptions{Baseline: opts.Baseline, Gates: gates, Candidates: runs})
+	rep := eval.NewReport(results, errs, eval.ReportOptions{Baseline: opts.Baseline, Gates: gates, Candidates: runs, Target: opts.Target})
 	topt := eval.TextOptions{Worst: opts.Worst, Root: commonDir(dirs)}
 	if len(dirs) == 1 {
 		topt.Root = ""

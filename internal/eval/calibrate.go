@@ -11,6 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/compactlab/compact/internal/bundle"
+	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // Grade is one human grade of one briefing of one bundle.
@@ -320,4 +323,53 @@ func Calibrate(grades []Grade, measures []string, score func(bundle, briefing st
 		rep.Raters = &row
 	}
 	return rep
+}
+
+// Measure names of a calibration.
+const (
+	CalibrateGrounded = "grounded"
+	CalibrateCoverage = "coverage"
+	CalibrateJudged   = "judged"
+)
+
+// CalibrationMeasures are the measures Calibrate compares, in order.
+var CalibrationMeasures = []string{CalibrateGrounded, CalibrateCoverage, CalibrateJudged}
+
+// CalibrationScores scores every briefing of the bundle at dir by each
+// calibration measure it has: the grounded score (when measurable),
+// coverage (when the history gave probes) and the judged score of the
+// bundle's first judge record (when there is one), by briefing name.
+func CalibrationScores(dir string, target int) (map[string]map[string]float64, error) {
+	r, err := EvaluateBundle(dir, EvalOptions{Target: target})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]float64{}
+	for i := range r.Briefings {
+		s := &r.Briefings[i]
+		m := map[string]float64{}
+		if v, ok := s.Headline(); ok {
+			m[CalibrateGrounded] = v
+		}
+		if v, ok := s.Coverage(); ok {
+			m[CalibrateCoverage] = v
+		}
+		out[s.Name] = m
+	}
+	if runs := bundle.JudgeRecords(dir); len(runs) > 0 {
+		data, err := fsutil.ReadFileLimit(bundle.JudgePath(dir, runs[0]), 256<<20)
+		if err != nil {
+			return nil, err
+		}
+		var rec JudgeRecord
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return nil, fmt.Errorf("%s: %v", bundle.JudgePath(dir, runs[0]), err)
+		}
+		for _, jb := range rec.Briefings {
+			if m := out[jb.Name]; m != nil && !math.IsNaN(jb.Score) {
+				m[CalibrateJudged] = jb.Score
+			}
+		}
+	}
+	return out, nil
 }

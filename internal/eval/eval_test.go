@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,9 +231,23 @@ func TestReportComparesRunsAndGates(t *testing.T) {
 			good["bad"] = full
 		}
 		writeBundle(t, d, history, full, good)
+		// What the agent did next: back to both files.
+		writeFile(t, filepath.Join(d, "continuation.xml"), "<assistant>[read: w1/src/Header.tsx]\n[edited: w1/src/Footer.tsx (1 edits)]</assistant>")
 		dirs = append(dirs, d)
 	}
+	// A bundle without a continuation is not measurable by the headline:
+	// left out of it, of regressed and of the pair, never 1.000.
+	old := filepath.Join(root, "b4")
+	writeBundle(t, old, history, full, map[string]string{"good": full, "bad": ""})
+	dirs = append(dirs, old)
 	results, errs := Evaluate(dirs, EvalOptions{}, 2)
+	if len(errs) != 0 || len(results) != 4 || results[3].NotMeasurable != NotMeasurableNoContinuation {
+		t.Fatalf("results %d, errors %v", len(results), errs)
+	}
+	if len(results[0].Grounded) != 2 {
+		t.Fatalf("grounded probes %+v", results[0].Grounded)
+	}
+	results = results[:3]
 	if len(errs) != 0 || len(results) != 3 {
 		t.Fatalf("results %d, errors %v", len(results), errs)
 	}
@@ -247,7 +262,7 @@ func TestReportComparesRunsAndGates(t *testing.T) {
 			bad = s
 		}
 	}
-	if bad.Regressed != 2 || bad.Lost != 2 {
+	if bad.Regressed != 2 || bad.Lost != 2 || bad.Measurable != 3 || bad.Overall == nil || math.Abs(*bad.Overall-2.0/3) > 1e-9 {
 		t.Errorf("bad: %+v", bad)
 	}
 	var p Pair
@@ -256,7 +271,7 @@ func TestReportComparesRunsAndGates(t *testing.T) {
 			p = x
 		}
 	}
-	if p.N != 3 || p.Losses != 2 || p.Ties != 1 || p.CIHigh > 0 || p.CILow > p.Diff {
+	if p.N != 3 || p.Losses != 2 || p.Ties != 1 || p.CIHigh > 0 || p.CILow > p.Diff || p.Coverage.N != 3 || p.Coverage.Losses != 2 {
 		t.Errorf("pair: %+v", p)
 	}
 	if len(rep.Failed) != 2 || rep.Failed[0].Side != "bad" || rep.Failed[1].Side != "bad" {
@@ -270,7 +285,7 @@ func TestReportComparesRunsAndGates(t *testing.T) {
 	if err := rep.WriteJSON(&a); err != nil {
 		t.Fatal(err)
 	}
-	results2, _ := Evaluate(dirs, EvalOptions{}, 1)
+	results2, _ := Evaluate(dirs[:3], EvalOptions{}, 1)
 	if err := NewReport(results2, nil, ReportOptions{Gates: gates}).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +300,7 @@ func TestReportComparesRunsAndGates(t *testing.T) {
 	if err := rep.WriteText(&text, TextOptions{Worst: 10, Root: root}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "bad lost what actual kept: artifact w1/src/Footer.tsx") {
+	if !strings.Contains(text.String(), "bad lost what actual kept: file-used w1/src/Footer.tsx; artifact w1/src/Footer.tsx") || !strings.Contains(text.String(), "bad vs actual: bad and actual not told apart") {
 		t.Errorf("text report:\n%s", text.String())
 	}
 	if err := rep.WriteMarkdown(&md, TextOptions{Worst: 10, Root: root}); err != nil {
@@ -329,5 +344,15 @@ func TestGateCandidates(t *testing.T) {
 		if got := candidate(c.side, c.baseline, c.candidates, c.sides); got != c.want {
 			t.Errorf("candidate(%q, baseline %q, %v, %d sides) = %v, want %v", c.side, c.baseline, c.candidates, c.sides, got, c.want)
 		}
+	}
+}
+
+func writeFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -355,12 +355,16 @@ func codeNames(text string) []string {
 		}
 	}
 	for _, w := range nameTokens.FindAllString(text, -1) {
-		if codeLike(w) && !isFileName(w) {
+		if codeLike(w) && !isFileName(w) && !mountPrefix.MatchString(w) {
 			add(w)
 		}
 	}
 	return out
 }
+
+// mountPrefix is a stagewise workspace mount (w1, w1a2): part of a path,
+// not a name.
+var mountPrefix = regexp.MustCompile(`^w[0-9]+(?:[a-z][0-9]+)*$`)
 
 // codeLike reports whether w is written as code, not as a word: an
 // underscore, a dot or colon between parts, a lower-case letter followed
@@ -437,4 +441,55 @@ func stripPlaceholders(s string) string {
 		return s
 	}
 	return placeholder.ReplaceAllString(s, "")
+}
+
+// ReReads lists the files the continuation reads that the compacted
+// history had read too (workspace-relative, in the order the agent read
+// them again): the re-read tax of the compaction.
+func ReReads(compactHistory, continuation string) []string {
+	read := func(turns []mdtext.Turn, fn func(rel string)) {
+		for _, t := range turns {
+			if t.Role != mdtext.FromAssistant {
+				continue
+			}
+			for _, line := range strings.Split(t.Text, "\n") {
+				mk, ok := parseMarker(strings.TrimSpace(line))
+				if !ok || mk.verb != "read" || mk.outcome == "error" {
+					continue
+				}
+				for _, p := range markerPaths(mk) {
+					if rel := relPath(p); rel != "" && isFileName(path.Base(rel)) {
+						fn(rel)
+					}
+				}
+			}
+		}
+	}
+	before := map[string]bool{}
+	read(mdtext.ParseHistory(compactHistory).Turns, func(rel string) { before[rel] = true })
+	out := []string{}
+	seen := map[string]bool{}
+	read(mdtext.ParseContinuation(continuation).Turns, func(rel string) {
+		if before[rel] && !seen[rel] {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	})
+	return out
+}
+
+// namedFiles counts the files of rels (workspace-relative) text names,
+// however it writes them.
+func namedFiles(text string, rels []string) int {
+	if len(rels) == 0 {
+		return 0
+	}
+	b := NewBriefing(text)
+	n := 0
+	for _, rel := range rels {
+		if ok, _ := b.Check(&Probe{Match: MatchPath, Expected: []string{rel}, relKey: rel}); ok {
+			n++
+		}
+	}
+	return n
 }

@@ -86,7 +86,9 @@ type Options struct {
 // previous briefing first, then the turns. Duplicates are dropped.
 func Mine(compactHistory string, opt Options) []Probe {
 	var c Miner
-	return c.mine(compactHistory, opt, mdtext.IsDecision)
+	// A redaction placeholder ("[REDACTED 120 chars]") is nobody's words:
+	// a history of placeholders gives no probe.
+	return c.mine(stripPlaceholders(compactHistory), opt, mdtext.IsDecision)
 }
 
 type miner struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 )
@@ -25,13 +26,57 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 func (r *Report) probeLine() string {
-	var parts []string
-	total := 0
-	for _, k := range Kinds {
-		parts = append(parts, fmt.Sprintf("%s %d", k, r.Probes[k]))
-		total += r.Probes[k]
+	kinds := func(ks []Kind) (string, int) {
+		var parts []string
+		total := 0
+		for _, k := range ks {
+			parts = append(parts, fmt.Sprintf("%s %d", k, r.Probes[k]))
+			total += r.Probes[k]
+		}
+		return strings.Join(parts, ", "), total
 	}
-	return fmt.Sprintf("%s (%s)", plural(total, "probe"), strings.Join(parts, ", "))
+	gk, gn := kinds(GroundedKinds)
+	ck, cn := kinds(Kinds)
+	return fmt.Sprintf("%s measurable by the grounded headline: %s (%s); %s (%s)", r.measurableLine(), plural(gn, "grounded probe"), gk, plural(cn, "coverage probe"), ck)
+}
+
+// measurableLine is "2 of 3 bundles" (the bundles with grounded probes).
+func (r *Report) measurableLine() string {
+	n := 0
+	for _, b := range r.Results {
+		if b.NotMeasurable == "" {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %s", n, plural(r.Bundles, "bundle"))
+}
+
+// notMeasurableLines says why bundles are not measurable, a line per
+// reason with a count and the first bundle.
+func (r *Report) notMeasurableLines(opt TextOptions) []string {
+	count := map[string]int{}
+	first := map[string]string{}
+	var order []string
+	for _, b := range r.Results {
+		if b.NotMeasurable == "" {
+			continue
+		}
+		if count[b.NotMeasurable] == 0 {
+			order = append(order, b.NotMeasurable)
+			first[b.NotMeasurable] = r.bundleName(b.Bundle, opt)
+		}
+		count[b.NotMeasurable]++
+	}
+	var out []string
+	for _, why := range order {
+		out = append(out, fmt.Sprintf("not measurable (%s, e.g. %s): %s", plural(count[why], "bundle"), first[why], why))
+	}
+	return out
+}
+
+// measuresLine says what the scores are.
+func (r *Report) measuresLine() string {
+	return fmt.Sprintf("grounded: share of what the agent used next from the compacted part that the briefing holds in its first %s characters, lowered past them (0 at twice); coverage: share of the compacted history's files, failures, facts and requests it holds (copying raises it); offline, no model", groupThousands(r.Target))
 }
 
 func fmtShare(v float64, ok bool) string {
@@ -41,17 +86,33 @@ func fmtShare(v float64, ok bool) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
+
 func fmtSigned(v float64) string { return fmt.Sprintf("%+.3f", v) }
+
+// groupThousands writes n with commas: 30,000.
+func groupThousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 // sidesTable is the rows of the per-briefing table.
 func (r *Report) sidesTable() [][]string {
-	rows := [][]string{{"briefing", "bundles", "overall", "artifact", "recall", "decision", "continuation", "lost", "regressed"}}
+	rows := [][]string{{"briefing", "bundles", "grounded", "chars", "over target", "coverage", "artifact", "recall", "decision", "continuation", "lost", "regressed", "re-read named"}}
 	for _, s := range r.Sides {
 		name := s.Name
 		if name == r.Baseline && len(r.Sides) > 1 {
 			name += " (baseline)"
 		}
-		row := []string{name, fmt.Sprint(s.Bundles), fmtShare(s.Overall, true)}
+		row := []string{name, fmt.Sprint(s.Bundles), fmtPtr(s.Overall), groupThousands(int(math.Round(s.Chars))), fmt.Sprintf("%.0f%%", 100*s.OverTarget), fmtPtr(s.Coverage)}
 		for _, k := range Kinds {
 			v, ok := s.Kinds[k]
 			row = append(row, fmtShare(v, ok))
@@ -60,18 +121,55 @@ func (r *Report) sidesTable() [][]string {
 		if s.Name == r.Baseline {
 			reg = "-"
 		}
-		row = append(row, fmt.Sprint(s.Lost), reg)
+		rr := "-"
+		if s.ReReads > 0 {
+			rr = fmt.Sprintf("%d of %d", s.ReReadNamed, s.ReReads)
+		}
+		row = append(row, fmt.Sprint(s.Lost), reg, rr)
 		rows = append(rows, row)
 	}
 	return rows
 }
 
+// groundedTable is the grounded recall per kind and side, nil when no
+// bundle is measurable.
+func (r *Report) groundedTable() [][]string {
+	head := []string{"grounded, by kind"}
+	for _, k := range GroundedKinds {
+		head = append(head, string(k))
+	}
+	rows := [][]string{head}
+	for _, s := range r.Sides {
+		if s.Overall == nil {
+			continue
+		}
+		row := []string{s.Name}
+		for _, k := range GroundedKinds {
+			v, ok := s.Grounded[k]
+			row = append(row, fmtShare(v, ok))
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 1 {
+		return nil
+	}
+	return rows
+}
+
 func (r *Report) pairsTable() [][]string {
-	rows := [][]string{{"B vs A", "bundles", "mean A", "mean B", "B − A", "95% CI", "wins", "losses", "ties"}}
+	rows := [][]string{{"B vs A", "bundles", "mean A", "mean B", "B − A", "95% CI", "wins", "losses", "ties", "size B/A", "coverage B − A"}}
 	for _, p := range r.Pairs {
+		size := "-"
+		if p.SizeRatio > 0 {
+			size = fmt.Sprintf("%.2f×", p.SizeRatio)
+		}
+		cov := "-"
+		if p.Coverage.N > 0 {
+			cov = fmtSigned(p.Coverage.Diff)
+		}
 		rows = append(rows, []string{p.B + " vs " + p.A, fmt.Sprint(p.N), fmtShare(p.MeanA, p.N > 0), fmtShare(p.MeanB, p.N > 0),
 			fmtSigned(p.Diff), fmt.Sprintf("[%s, %s]", fmtSigned(p.CILow), fmtSigned(p.CIHigh)),
-			fmt.Sprint(p.Wins), fmt.Sprint(p.Losses), fmt.Sprint(p.Ties)})
+			fmt.Sprint(p.Wins), fmt.Sprint(p.Losses), fmt.Sprint(p.Ties), size, cov})
 	}
 	return rows
 }
@@ -120,7 +218,7 @@ func (r *Report) judgeLine() string {
 }
 
 func (r *Report) rowsTable(opt TextOptions) ([][]string, []Row) {
-	head := []string{"bundle", "probes"}
+	head := []string{"bundle", "grounded probes"}
 	for _, s := range r.Sides {
 		head = append(head, s.Name)
 	}
@@ -130,10 +228,14 @@ func (r *Report) rowsTable(opt TextOptions) ([][]string, []Row) {
 		shown = shown[:opt.Worst]
 	}
 	for _, row := range shown {
-		line := []string{r.bundleName(row.Bundle, opt), fmt.Sprint(row.Probes)}
+		line := []string{r.bundleName(row.Bundle, opt), fmt.Sprint(row.GroundedProbe)}
 		for _, s := range r.Sides {
 			v, ok := row.Scores[s.Name]
-			line = append(line, fmtShare(v, ok))
+			cell := fmtShare(v, ok)
+			if _, has := row.Coverage[s.Name]; !ok && (has || row.res != nil && row.res.Briefing(s.Name) != nil) {
+				cell = "n/a"
+			}
+			line = append(line, cell)
 		}
 		rows = append(rows, line)
 	}
@@ -160,6 +262,15 @@ func (r *Report) lostLines(row Row) []string {
 	var out []string
 	for _, s := range res.Briefings {
 		var items []string
+		if s.Grounded != nil {
+			for _, i := range s.Grounded.Lost {
+				if base != nil && s.Name != r.Baseline && base.Grounded != nil && !base.Grounded.Answered(i) {
+					continue
+				}
+				p := res.Grounded[i]
+				items = append(items, string(p.Kind)+" "+clip(p.shown(), 70))
+			}
+		}
 		for _, i := range s.Lost {
 			if base != nil && s.Name != r.Baseline && !base.Answers[i].Present {
 				continue
@@ -192,11 +303,22 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		where = " under " + opt.Root
 	}
 	fmt.Fprintf(ew, "%s evaluated%s; %s\n", plural(r.Bundles, "bundle"), where, r.probeLine())
-	fmt.Fprintf(ew, "share of probes answered, mean over bundles; offline (no model): exact, normalized or path-equivalent text\n\n")
+	fmt.Fprintf(ew, "%s\n", r.measuresLine())
+	for _, l := range r.notMeasurableLines(opt) {
+		fmt.Fprintln(ew, l)
+	}
+	fmt.Fprintln(ew)
 	writeAligned(ew, r.sidesTable())
+	if t := r.groundedTable(); t != nil {
+		fmt.Fprintln(ew)
+		writeAligned(ew, t)
+	}
 	if len(r.Pairs) > 0 {
 		fmt.Fprintln(ew)
 		writeAligned(ew, r.pairsTable())
+		for _, p := range r.Pairs {
+			fmt.Fprintf(ew, "%s vs %s: %s\n", p.B, p.A, p.Verdict)
+		}
 	}
 	if t := r.judgedTable(); t != nil {
 		fmt.Fprintf(ew, "\n%s\n\n", r.judgeLine())
@@ -210,9 +332,9 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		fmt.Fprintln(ew)
 		n := len(r.Rows)
 		if opt.Worst >= 0 && opt.Worst < n {
-			fmt.Fprintf(ew, "%d worst of %d bundles, first (largest drop against %s, then lowest score)\n", opt.Worst, n, r.Baseline)
+			fmt.Fprintf(ew, "%d worst of %d bundles, first (largest drop of the grounded score against %s, then lowest score)\n", opt.Worst, n, r.Baseline)
 		} else {
-			fmt.Fprintf(ew, "all %s, worst first (largest drop against %s, then lowest score)\n", plural(n, "bundle"), r.Baseline)
+			fmt.Fprintf(ew, "all %s, worst first (largest drop of the grounded score against %s, then lowest score)\n", plural(n, "bundle"), r.Baseline)
 		}
 		table, shown := r.rowsTable(opt)
 		lines := aligned(table)
@@ -278,11 +400,24 @@ func writeAligned(w io.Writer, rows [][]string) {
 // pull request.
 func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "## compact eval\n\n%s; %s. Share of probes answered, mean over bundles (offline: no model).\n\n", plural(r.Bundles, "bundle"), r.probeLine())
+	fmt.Fprintf(ew, "## compact eval\n\n%s; %s.\n\n%s.\n", plural(r.Bundles, "bundle"), r.probeLine(), r.measuresLine())
+	for _, l := range r.notMeasurableLines(opt) {
+		fmt.Fprintf(ew, "\n- %s", l)
+	}
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew)
 	mdTable(ew, r.sidesTable())
+	if t := r.groundedTable(); t != nil {
+		fmt.Fprintln(ew)
+		mdTable(ew, t)
+	}
 	if len(r.Pairs) > 0 {
 		fmt.Fprintln(ew)
 		mdTable(ew, r.pairsTable())
+		fmt.Fprintln(ew)
+		for _, p := range r.Pairs {
+			fmt.Fprintf(ew, "- %s vs %s: %s\n", p.B, p.A, p.Verdict)
+		}
 	}
 	if t := r.judgedTable(); t != nil {
 		fmt.Fprintf(ew, "\n%s.\n\n", r.judgeLine())

@@ -11,20 +11,35 @@ import (
 	"strings"
 
 	"github.com/compactlab/compact/internal/cascade"
+	"github.com/compactlab/compact/internal/prompt"
 )
 
 // SideSummary is one briefing name (Actual or a run) over the bundles
-// that have it: mean scores, per kind over the bundles with probes of
-// that kind.
+// that have it. Overall is the headline: the mean grounded score over the
+// bundles measurable by it (nil when none is); Coverage the mean share of
+// the coverage probes, Kinds per coverage kind and Grounded per grounded
+// kind, each over the bundles with probes of its kind.
 type SideSummary struct {
-	Name    string           `json:"name"`
-	Bundles int              `json:"bundles"`
-	Overall float64          `json:"overall"`
-	Kinds   map[Kind]float64 `json:"kinds"`
-	Lost    int              `json:"lost"`
-	Probes  int              `json:"probes"`
-	// Regressed counts the bundles where this side scores below the
-	// baseline (0 for the baseline itself).
+	Name       string   `json:"name"`
+	Bundles    int      `json:"bundles"`
+	Measurable int      `json:"measurable"`
+	Overall    *float64 `json:"overall"`
+	// Chars is the mean size in UTF-16 units, OverTarget the mean share
+	// past the target.
+	Chars      float64          `json:"chars"`
+	OverTarget float64          `json:"overTarget"`
+	Coverage   *float64         `json:"coverage"`
+	Kinds      map[Kind]float64 `json:"kinds"`
+	Grounded   map[Kind]float64 `json:"grounded"`
+	Lost       int              `json:"lost"`
+	Probes     int              `json:"probes"`
+	// ReReads counts the files read again after the compactions (the
+	// re-read tax) in the bundles this side has, ReReadNamed those of them
+	// this side's briefings named.
+	ReReads     int `json:"reReads"`
+	ReReadNamed int `json:"reReadNamed"`
+	// Regressed counts the bundles where this side's headline is below
+	// the baseline's (0 for the baseline itself).
 	Regressed int `json:"regressed"`
 	// Judged is the model-judged score over the bundles judged.
 	Judged *JudgedSummary `json:"judged,omitempty"`
@@ -68,36 +83,52 @@ type ReportJudge struct {
 	SavedUSD float64 `json:"savedUsd"`
 }
 
-// Pair compares side B with side A over the bundles both have: the mean
-// of B's score minus A's, a 95% paired bootstrap interval on it, and
-// per bundle wins (B higher), losses and ties.
+// Pair compares side B with side A over the bundles both have, on the
+// headline (the bundles measurable by it): the mean of B's score minus
+// A's, a 95% paired bootstrap interval on it, and per bundle wins (B
+// higher), losses and ties; the same on coverage; and their sizes.
 type Pair struct {
 	A string `json:"a"`
 	B string `json:"b"`
 	Paired
+	// Coverage compares the coverage shares (bundles with coverage probes).
+	Coverage  Paired           `json:"coverage"`
 	KindDiffs map[Kind]float64 `json:"kindDiffs"`
+	// CharsA and CharsB are the sides' mean sizes over the bundles both
+	// have; SizeRatio is CharsB/CharsA.
+	CharsA    float64 `json:"charsA"`
+	CharsB    float64 `json:"charsB"`
+	SizeRatio float64 `json:"sizeRatio"`
+	// Verdict says it in words: "B better but 2.1 times larger".
+	Verdict string `json:"verdict"`
 	// Judged compares the judged scores, when both sides were judged.
 	Judged *JudgedPair `json:"judged,omitempty"`
 }
 
-// Row is one bundle in the table: every side's overall score (absent
-// sides are missing from Scores) and its worst change against the
-// baseline.
+// Row is one bundle in the table: every side's headline (absent when the
+// bundle is not measurable or the side is missing) and coverage, and the
+// worst change of the headline against the baseline.
 type Row struct {
-	Bundle string             `json:"bundle"`
-	Probes int                `json:"probes"`
-	Scores map[string]float64 `json:"scores"`
-	// Worst is the lowest score of a side minus the baseline's (0 without
-	// a baseline or another side).
+	Bundle        string             `json:"bundle"`
+	Probes        int                `json:"probes"`
+	GroundedProbe int                `json:"groundedProbes"`
+	NotMeasurable string             `json:"notMeasurable,omitempty"`
+	Scores        map[string]float64 `json:"scores"`
+	Coverage      map[string]float64 `json:"coverage"`
+	// Worst is the lowest headline of a side minus the baseline's (0
+	// without a baseline or another side).
 	Worst float64 `json:"worst"`
 	res   *BundleResult
 }
 
 // Gate is one --fail-on condition: a measure, a comparison and a value.
-// Measures: overall, the kinds (artifact, recall, decision, continuation:
-// mean shares), regressed (bundles scoring below the baseline) and lost
-// (probes not answered). The gate fails when the condition holds for a
-// side other than the baseline.
+// Measures: overall (the headline, the grounded score), coverage and its
+// kinds (artifact, recall, decision, continuation: mean shares), the
+// grounded kinds (file-used, command-rerun, name-used, request-carried:
+// mean recall), regressed (bundles whose headline is below the
+// baseline's) and lost (coverage probes not answered). The gate fails
+// when the condition holds for a side other than the baseline; a measure
+// a side has no value of (nothing measurable) is never checked.
 type Gate struct {
 	Measure string  `json:"measure"`
 	Op      string  `json:"op"`
@@ -111,9 +142,10 @@ func (g Gate) String() string {
 // GateMeasures lists the measures a gate can name: the offline ones, then
 // the judged score (0 to 5) and its dimensions, which a gate checks only
 // where there are judged scores.
-var GateMeasures = append([]string{"overall", string(KindArtifact), string(KindRecall), string(KindDecision), string(KindContinuation), "regressed", "lost", "judged"}, Dimensions...)
+var GateMeasures = append([]string{"overall", "coverage", string(KindArtifact), string(KindRecall), string(KindDecision), string(KindContinuation),
+	string(KindFileUsed), string(KindCommandRerun), string(KindNameUsed), string(KindRequestCarried), "regressed", "lost", "judged"}, Dimensions...)
 
-var gateRe = regexp.MustCompile(`^\s*([a-z_]+)\s*(<=|>=|<|>|==|=)\s*([0-9]*\.?[0-9]+)\s*$`)
+var gateRe = regexp.MustCompile(`^\s*([a-z_-]+)\s*(<=|>=|<|>|==|=)\s*([0-9]*\.?[0-9]+)\s*$`)
 
 // ParseGate reads "artifact<0.9", "regressed>0".
 func ParseGate(s string) (Gate, error) {
@@ -173,7 +205,9 @@ type GateFailure struct {
 
 // Report is the evaluation of many bundles.
 type Report struct {
-	Bundles  int             `json:"bundles"`
+	Bundles int `json:"bundles"`
+	// Target is the size target of the headline, in UTF-16 units.
+	Target   int             `json:"target"`
 	Probes   map[Kind]int    `json:"probes"`
 	Baseline string          `json:"baseline"`
 	Sides    []SideSummary   `json:"sides"`
@@ -200,17 +234,26 @@ type ReportOptions struct {
 	// Resamples of the bootstrap (2000 when 0) and its seed.
 	Resamples int
 	Seed      uint64
+	// Target is the size target the results were scored with (shown;
+	// prompt.DefaultTargetChars when 0).
+	Target int
 }
 
 // NewReport summarises results.
 func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *Report {
-	r := &Report{Bundles: len(results), Probes: map[Kind]int{}, Results: results, Errors: errs, FailOn: []string{}, Failed: []GateFailure{}}
+	r := &Report{Bundles: len(results), Target: opt.Target, Probes: map[Kind]int{}, Results: results, Errors: errs, FailOn: []string{}, Failed: []GateFailure{}}
+	if r.Target <= 0 {
+		r.Target = prompt.DefaultTargetChars
+	}
 	if r.Errors == nil {
 		r.Errors = []BundleError{}
 	}
 	names := map[string]bool{}
 	for _, b := range results {
 		for _, p := range b.Probes {
+			r.Probes[p.Kind]++
+		}
+		for _, p := range b.Grounded {
 			r.Probes[p.Kind]++
 		}
 		for _, s := range b.Briefings {
@@ -259,12 +302,22 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 	}
 
 	for _, b := range results {
-		row := Row{Bundle: b.Bundle, Probes: len(b.Probes), Scores: map[string]float64{}, res: b}
+		row := Row{Bundle: b.Bundle, Probes: len(b.Probes), GroundedProbe: len(b.Grounded), NotMeasurable: b.NotMeasurable,
+			Scores: map[string]float64{}, Coverage: map[string]float64{}, res: b}
 		base := b.Briefing(r.Baseline)
 		for _, s := range b.Briefings {
-			row.Scores[s.Name] = s.Score()
+			if v, ok := s.Coverage(); ok {
+				row.Coverage[s.Name] = v
+			}
+			h, ok := s.Headline()
+			if !ok {
+				continue
+			}
+			row.Scores[s.Name] = h
 			if base != nil && s.Name != r.Baseline {
-				row.Worst = math.Min(row.Worst, s.Score()-base.Score())
+				if bh, ok := base.Headline(); ok {
+					row.Worst = math.Min(row.Worst, h-bh)
+				}
 			}
 		}
 		r.Rows = append(r.Rows, row)
@@ -290,7 +343,15 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 			var x float64
 			switch g.Measure {
 			case "overall":
-				x = s.Overall
+				if s.Overall == nil {
+					continue
+				}
+				x = *s.Overall
+			case "coverage":
+				if s.Coverage == nil {
+					continue
+				}
+				x = *s.Coverage
 			case "regressed":
 				x = float64(s.Regressed)
 			case "lost":
@@ -306,6 +367,9 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 					break
 				}
 				v, ok := s.Kinds[Kind(g.Measure)]
+				if !ok {
+					v, ok = s.Grounded[Kind(g.Measure)]
+				}
 				if !ok {
 					continue
 				}
@@ -328,16 +392,25 @@ func lowest(r Row) float64 {
 }
 
 func summarise(results []*BundleResult, name, baseline string) SideSummary {
-	s := SideSummary{Name: name, Kinds: map[Kind]float64{}}
+	s := SideSummary{Name: name, Kinds: map[Kind]float64{}, Grounded: map[Kind]float64{}}
 	sums, counts := map[Kind]float64{}, map[Kind]int{}
-	total := 0.0
+	gsums, gcounts := map[Kind]float64{}, map[Kind]int{}
+	var head, cov float64
+	covN := 0
 	for _, b := range results {
 		bs := b.Briefing(name)
 		if bs == nil {
 			continue
 		}
 		s.Bundles++
-		total += bs.Score()
+		s.Chars += float64(bs.Chars)
+		s.OverTarget += bs.OverTarget
+		s.ReReads += len(b.ReReads)
+		s.ReReadNamed += bs.ReReadNamed
+		if v, ok := bs.Coverage(); ok {
+			cov += v
+			covN++
+		}
 		s.Lost += len(bs.Lost)
 		s.Probes += bs.Overall.Total
 		for k, t := range bs.Kinds {
@@ -346,29 +419,76 @@ func summarise(results []*BundleResult, name, baseline string) SideSummary {
 				counts[k]++
 			}
 		}
-		if base := b.Briefing(baseline); base != nil && name != baseline && bs.Score() < base.Score()-1e-12 {
-			s.Regressed++
+		h, ok := bs.Headline()
+		if !ok {
+			continue
+		}
+		s.Measurable++
+		head += h
+		for k, t := range groundedKinds(b.Grounded, bs) {
+			gsums[k] += t.Share()
+			gcounts[k]++
+		}
+		if base := b.Briefing(baseline); base != nil && name != baseline {
+			if bh, ok := base.Headline(); ok && h < bh-1e-12 {
+				s.Regressed++
+			}
 		}
 	}
 	if s.Bundles > 0 {
-		s.Overall = total / float64(s.Bundles)
+		s.Chars /= float64(s.Bundles)
+		s.OverTarget /= float64(s.Bundles)
+	}
+	if s.Measurable > 0 {
+		v := head / float64(s.Measurable)
+		s.Overall = &v
+	}
+	if covN > 0 {
+		v := cov / float64(covN)
+		s.Coverage = &v
 	}
 	s.Judged = summariseJudged(results, name)
 	for k, n := range counts {
 		s.Kinds[k] = sums[k] / float64(n)
 	}
+	for k, n := range gcounts {
+		s.Grounded[k] = gsums[k] / float64(n)
+	}
 	return s
+}
+
+// groundedKinds is a briefing's grounded tally per kind (within the
+// target, as its headline counts them).
+func groundedKinds(probes []Probe, bs *BriefingScore) map[Kind]Tally {
+	out := map[Kind]Tally{}
+	if bs.Grounded == nil {
+		return out
+	}
+	for i, p := range probes {
+		t := out[p.Kind]
+		t.Total++
+		if bs.Grounded.Answered(i) {
+			t.Kept++
+		}
+		out[p.Kind] = t
+	}
+	return out
 }
 
 func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 	p := Pair{A: a, B: b, KindDiffs: map[Kind]float64{}}
-	p.Paired = paired(results, a, b, opt, func(s *BriefingScore) (float64, bool) { return s.Score(), true })
+	p.Paired = paired(results, a, b, opt, (*BriefingScore).Headline)
+	p.Coverage = paired(results, a, b, opt, (*BriefingScore).Coverage)
 	kd, kn := map[Kind]float64{}, map[Kind]int{}
+	n := 0
 	for _, r := range results {
 		sa, sb := r.Briefing(a), r.Briefing(b)
 		if sa == nil || sb == nil {
 			continue
 		}
+		n++
+		p.CharsA += float64(sa.Chars)
+		p.CharsB += float64(sb.Chars)
 		for k, t := range sa.Kinds {
 			if t.Total > 0 {
 				kd[k] += sb.Kinds[k].Share() - t.Share()
@@ -376,13 +496,54 @@ func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 			}
 		}
 	}
+	if n > 0 {
+		p.CharsA /= float64(n)
+		p.CharsB /= float64(n)
+	}
+	if p.CharsA > 0 {
+		p.SizeRatio = p.CharsB / p.CharsA
+	}
 	for k, n := range kn {
 		p.KindDiffs[k] = kd[k] / float64(n)
 	}
+	p.Verdict = verdict(p)
 	if p.N > 0 {
 		p.Judged = pairJudged(results, a, b, opt)
 	}
 	return p
+}
+
+// verdict says a pair's headline comparison in words, with the sizes:
+// "terse-pack better than default-pack, and 0.4 times its size",
+// "builtin better than actual but 2.1 times larger".
+func verdict(p Pair) string {
+	if p.N == 0 {
+		return "not comparable: no bundle both have is measurable"
+	}
+	sure := p.CILow > 0 || p.CIHigh < 0
+	var what string
+	switch {
+	case p.Diff > 0 && sure:
+		what = p.B + " better than " + p.A
+	case p.Diff < 0 && sure:
+		what = p.B + " worse than " + p.A
+	default:
+		what = p.B + " and " + p.A + " not told apart (the interval holds 0)"
+	}
+	r := p.SizeRatio
+	switch {
+	case r == 0:
+		return what
+	case r >= 1.1 && p.Diff > 0 && sure:
+		return fmt.Sprintf("%s but %.1f times larger", what, r)
+	case r >= 1.1:
+		return fmt.Sprintf("%s, and %.1f times larger", what, r)
+	case r <= 1/1.1 && p.Diff < 0 && sure:
+		return fmt.Sprintf("%s but %.1f times smaller", what, 1/r)
+	case r <= 1/1.1:
+		return fmt.Sprintf("%s, and %.1f times smaller", what, 1/r)
+	}
+	return what + ", at about the same size"
 }
 
 // paired compares score (where it says it has one) of sides a and b over

@@ -8,6 +8,7 @@ import (
 
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -21,7 +22,8 @@ type Tally struct {
 	Total int `json:"total"`
 }
 
-// Share is Kept/Total (1 when there is nothing to keep).
+// Share is Kept/Total (1 when there is nothing to keep: a caller that
+// shows it says where there was nothing, see BriefingScore.Coverage).
 func (t Tally) Share() float64 {
 	if t.Total == 0 {
 		return 1
@@ -31,25 +33,60 @@ func (t Tally) Share() float64 {
 
 // BriefingScore is one briefing of a bundle, scored.
 type BriefingScore struct {
-	Name    string             `json:"name"` // Actual or the run
-	File    string             `json:"file"`
-	Chars   int                `json:"chars"`
+	Name  string `json:"name"` // Actual or the run
+	File  string `json:"file"`
+	Chars int    `json:"chars"`
+	// OverTarget is the share of the briefing past the size target.
+	OverTarget float64 `json:"overTarget"`
+	// Grounded is the headline: the briefing scored on what the agent
+	// needed next (nil when the bundle is not measurable by it).
+	Grounded *GroundedResult `json:"grounded,omitempty"`
+	// Answers, Kinds, Overall and Lost are the coverage probes' (mined
+	// from the compacted history alone).
 	Answers []Answer           `json:"answers"`
 	Kinds   map[Kind]Tally     `json:"kinds"`
 	Overall Tally              `json:"overall"`
 	Lost    []int              `json:"lost"` // indexes of the probes not answered
 	Replay  *bundle.ReplayInfo `json:"replay,omitempty"`
+	// ReReadNamed counts the files of the bundle's re-read tax
+	// (BundleResult.ReReads) this briefing names.
+	ReReadNamed int `json:"reReadNamed"`
 	// Judged is the model-judged score (eval --judge), nil without one.
 	Judged *JudgedBriefing `json:"judged,omitempty"`
 }
 
-// Score is the overall share of probes answered.
+// Score is the coverage share: the coverage probes answered (1 when the
+// bundle has none; see Coverage).
 func (s *BriefingScore) Score() float64 { return s.Overall.Share() }
+
+// Coverage is the share of the coverage probes answered; ok is false
+// when the compacted history gave none (not measurable).
+func (s *BriefingScore) Coverage() (float64, bool) {
+	return s.Overall.Share(), s.Overall.Total > 0
+}
+
+// Headline is the grounded score (GroundedResult.Score); ok is false when
+// the bundle is not measurable by it.
+func (s *BriefingScore) Headline() (float64, bool) {
+	if s.Grounded == nil {
+		return 0, false
+	}
+	return s.Grounded.Score, true
+}
 
 // BundleResult is the probes of one bundle and every briefing's score.
 type BundleResult struct {
-	Bundle    string          `json:"bundle"`
-	Probes    []Probe         `json:"probes"`
+	Bundle string  `json:"bundle"`
+	Probes []Probe `json:"probes"`
+	// Grounded are the grounded probes: what the agent needed next
+	// (MineGrounded); NotMeasurable says why there are none.
+	Grounded      []Probe `json:"groundedProbes"`
+	NotMeasurable string  `json:"notMeasurable,omitempty"`
+	// ReReads are the files the agent read again after the compaction
+	// that it had read before it: the re-read tax, a recorded cost of
+	// what a briefing lost (each briefing's ReReadNamed says how many of
+	// them it named).
+	ReReads   []string        `json:"reReads"`
 	Briefings []BriefingScore `json:"briefings"`
 	// Warnings are problems that left a briefing out (a run without an
 	// answer, an unreadable output).
@@ -76,6 +113,9 @@ type BundleError struct {
 
 // EvalOptions steer Evaluate.
 type EvalOptions struct {
+	// Target is the size target in UTF-16 units of the size-aware
+	// headline (prompt.DefaultTargetChars when 0).
+	Target int
 	// Runs restricts the replay runs scored (all answered runs when empty).
 	Runs []string
 	// Mine are the options of the probe miner.
@@ -110,19 +150,46 @@ func ScoreBriefing(name, text string, probes []Probe) BriefingScore {
 // the app's (bundle.FileActual) when there is one, and every answered
 // replay run (or the runs of opt.Runs).
 func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
+	if opt.Target <= 0 {
+		opt.Target = prompt.DefaultTargetChars
+	}
 	hist, err := bundle.ReadText(filepath.Join(dir, bundle.FileCompact))
 	if err != nil {
 		return nil, fileErr(err)
 	}
-	r := &BundleResult{Bundle: dir, Probes: Mine(hist, opt.Mine)}
+	r := &BundleResult{Bundle: dir, Probes: Mine(hist, opt.Mine), Grounded: []Probe{}, ReReads: []string{}}
 	if r.Probes == nil {
 		r.Probes = []Probe{}
 	}
+	var g *Grounded
+	switch cont, err := bundle.ReadText(filepath.Join(dir, bundle.FileContinuation)); {
+	case err == nil:
+		g = NewGrounded(hist, cont)
+		if len(g.Probes) > 0 {
+			r.Grounded = g.Probes
+		} else {
+			r.NotMeasurable = NotMeasurableUnused
+		}
+		r.ReReads = ReReads(hist, cont)
+	case errors.Is(err, fs.ErrNotExist):
+		r.NotMeasurable = NotMeasurableNoContinuation
+	default:
+		return nil, fileErr(err)
+	}
+	score := func(name, path, text string) BriefingScore {
+		s := ScoreBriefing(name, text, r.Probes)
+		s.File = path
+		s.OverTarget = OverTarget(text, opt.Target)
+		if g != nil && len(g.Probes) > 0 {
+			gr, _ := g.Score(text, opt.Target)
+			s.Grounded = &gr
+		}
+		s.ReReadNamed = namedFiles(text, r.ReReads)
+		return s
+	}
 	actual := filepath.Join(dir, bundle.FileActual)
 	if text, err := bundle.ReadText(actual); err == nil {
-		s := ScoreBriefing(Actual, text, r.Probes)
-		s.File = actual
-		r.Briefings = append(r.Briefings, s)
+		r.Briefings = append(r.Briefings, score(Actual, actual, text))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		r.Warnings = append(r.Warnings, fileErr(err).Error())
 	}
@@ -148,14 +215,19 @@ func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
 			r.Warnings = append(r.Warnings, "run "+run.Run+": "+fileErr(err).Error())
 			continue
 		}
-		s := ScoreBriefing(run.Run, text, r.Probes)
-		s.File = out
+		s := score(run.Run, out, text)
 		info := run.Info
 		s.Replay = &info
 		r.Briefings = append(r.Briefings, s)
 	}
 	return r, nil
 }
+
+// Why a bundle is not measurable by the grounded headline.
+const (
+	NotMeasurableNoContinuation = "no " + bundle.FileContinuation + " (what the session did next): extract the bundle again with this version of compact"
+	NotMeasurableUnused         = "the session after the compaction used nothing of the compacted part that compact can check"
+)
 
 func fileErr(err error) error {
 	var fe *bundle.FileError

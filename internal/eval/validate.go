@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,8 @@ type GroundedResult struct {
 	Probes int     `json:"probes"`
 	Kept   int     `json:"kept"`
 	Recall float64 `json:"recall"`
+	// Lost are the indexes of the grounded probes not answered.
+	Lost []int `json:"lost"`
 	// Named counts the files and code names of the compacted part the
 	// briefing names (within the target), Needed those the agent used
 	// next; Focus is their share (0 when it names none).
@@ -90,6 +93,9 @@ type GroundedResult struct {
 	Score float64 `json:"score"`
 }
 
+// Answered reports whether the briefing answered grounded probe i.
+func (r *GroundedResult) Answered(i int) bool { return !slices.Contains(r.Lost, i) }
+
 // Score scores a briefing (see GroundedResult); ok is false when the
 // compaction has no grounded probe: not measurable.
 func (g *Grounded) Score(text string, target int) (r GroundedResult, ok bool) {
@@ -99,9 +105,12 @@ func (g *Grounded) Score(text string, target int) (r GroundedResult, ok bool) {
 	in := CutAt(text, target)
 	b := NewBriefing(in)
 	r.Probes = len(g.Probes)
+	r.Lost = []int{}
 	for i := range g.Probes {
 		if hit, _ := b.Check(&g.Probes[i]); hit {
 			r.Kept++
+		} else {
+			r.Lost = append(r.Lost, i)
 		}
 	}
 	r.Recall = float64(r.Kept) / float64(r.Probes)

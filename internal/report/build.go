@@ -103,7 +103,8 @@ type Bundle struct {
 type Side struct {
 	Name  string
 	Chars int
-	// Score is the share of probes answered (nil without probes).
+	// Score is the grounded headline (nil when the bundle is not
+	// measurable by it).
 	Score *float64
 	Kinds map[eval.Kind]eval.Tally
 	Lost  int
@@ -315,30 +316,28 @@ func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
 
 	var res *eval.BundleResult
 	if d.hasHistory {
-		res = &eval.BundleResult{Bundle: dir, Probes: eval.Mine(d.history, eval.Options{})}
-		b.Probes = len(res.Probes)
-		for _, name := range sideOrder(b.Sides) {
-			sc := eval.ScoreBriefing(name, texts[name], res.Probes)
-			if name == eval.Actual {
-				sc.File = filepath.Join(dir, bundle.FileActual)
-			} else {
-				sc.File = bundle.OutputPath(dir, name)
-				for _, rp := range replays {
-					if rp.Run == name {
-						info := rp.Info
-						sc.Replay = &info
-					}
-				}
-			}
-			res.Briefings = append(res.Briefings, sc)
+		// The same scores compact eval gives: the grounded headline and
+		// the coverage probes, for the briefings this page shows.
+		full, err := eval.EvaluateBundle(dir, eval.EvalOptions{Target: opts.Target})
+		if err != nil {
+			b.Warnings = append(b.Warnings, err.Error())
+			full = &eval.BundleResult{Bundle: dir, Probes: eval.Mine(d.history, eval.Options{})}
 		}
+		res = full
+		b.Probes = len(res.Probes)
+		var keep []eval.BriefingScore
+		for _, sc := range res.Briefings {
+			if b.Sides[sc.Name] != nil {
+				keep = append(keep, sc)
+			}
+		}
+		res.Briefings = keep
 		readJudge(b, res, opts.Judge)
 		for i := range res.Briefings {
 			sc := &res.Briefings[i]
 			s := b.Sides[sc.Name]
 			s.Kinds, s.Lost = sc.Kinds, len(sc.Lost)
-			if len(res.Probes) > 0 {
-				v := sc.Score()
+			if v, ok := sc.Headline(); ok {
 				s.Score = &v
 			}
 			if sc.Judged != nil {
@@ -346,7 +345,7 @@ func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
 				s.Judged = &v
 			}
 		}
-		if len(res.Probes) == 0 {
+		if len(res.Probes) == 0 && len(res.Grounded) == 0 {
 			res = nil
 		}
 	} else {
@@ -368,9 +367,13 @@ func slim(res *eval.BundleResult) *eval.BundleResult {
 	if res == nil {
 		return nil
 	}
-	out := &eval.BundleResult{Bundle: res.Bundle, Probes: make([]eval.Probe, len(res.Probes)), Judge: res.Judge}
+	out := &eval.BundleResult{Bundle: res.Bundle, Probes: make([]eval.Probe, len(res.Probes)), Grounded: make([]eval.Probe, len(res.Grounded)),
+		NotMeasurable: res.NotMeasurable, ReReads: res.ReReads, Judge: res.Judge}
 	for i, p := range res.Probes {
 		out.Probes[i] = eval.Probe{Kind: p.Kind}
+	}
+	for i, p := range res.Grounded {
+		out.Grounded[i] = eval.Probe{Kind: p.Kind}
 	}
 	for _, b := range res.Briefings {
 		b.Answers, b.File, b.Replay = nil, "", nil

@@ -414,12 +414,25 @@ func (r *Report) overview(v *pageView) {
 	row("rules broken", "the prompt's output rules, counted per occurrence", "sub", func(n string, a *agg) textCell { return countCell(a.rules, a.measured) })
 	row("leaks", "XML tags copied from the prompt", "sub", func(n string, a *agg) textCell { return countCell(a.leaks, a.measured) })
 	if r.Eval != nil {
-		row("probe score", "mean share of the probes answered (compact eval, offline)", "group", func(n string, a *agg) textCell {
+		ptr := func(v *float64, bundles int) textCell {
+			if v == nil {
+				return textCell{Text: "n/a", Title: "no bundle measurable by it"}
+			}
+			return textCell{Text: score(*v), Class: scoreClass(*v), Title: fmt.Sprintf("over %d %s", bundles, plural(bundles, "bundle", "bundles"))}
+		}
+		row("grounded score", "the headline: share of what the agent used next from the compacted part that the briefing holds within the target, lowered past it (compact eval, offline)", "group", func(n string, a *agg) textCell {
 			s := sides[n]
 			if s == nil || s.Bundles == 0 {
 				return text("–")
 			}
-			return textCell{Text: score(s.Overall), Class: scoreClass(s.Overall)}
+			return ptr(s.Overall, s.Measurable)
+		})
+		row("coverage", "mean share of the coverage probes (the compacted history's files, failures, facts, requests) answered; copying raises it", "group", func(n string, a *agg) textCell {
+			s := sides[n]
+			if s == nil || s.Bundles == 0 {
+				return text("–")
+			}
+			return ptr(s.Coverage, s.Bundles)
 		})
 		for _, k := range eval.Kinds {
 			row(string(k), "", "sub", func(n string, a *agg) textCell {
@@ -490,7 +503,7 @@ func (r *Report) overview(v *pageView) {
 				text("[" + signed(p.CILow) + ", " + signed(p.CIHigh) + "]"), text(strconv.Itoa(p.Wins)), text(strconv.Itoa(p.Losses)), text(strconv.Itoa(p.Ties)),
 			}})
 		}
-		groups := []barGroup{{Label: "overall"}}
+		groups := []barGroup{{Label: "grounded"}}
 		for _, k := range eval.Kinds {
 			groups = append(groups, barGroup{Label: string(k)})
 		}
@@ -500,7 +513,9 @@ func (r *Report) overview(v *pageView) {
 				x := math.NaN()
 				if s != nil && s.Bundles > 0 {
 					if gi == 0 {
-						x = s.Overall
+						if s.Overall != nil {
+							x = *s.Overall
+						}
 					} else if y, ok := s.Kinds[eval.Kinds[gi-1]]; ok {
 						x = y
 					}
@@ -508,7 +523,7 @@ func (r *Report) overview(v *pageView) {
 				groups[gi].Values = append(groups[gi].Values, x)
 			}
 		}
-		v.ScoreChart = barChart("probe scores by kind", r.Names, groups, 1, score)
+		v.ScoreChart = barChart("grounded score, and coverage by kind", r.Names, groups, 1, score)
 		bins := []string{"<.5", ".5", ".6", ".7", ".8", ".9", "1"}
 		var counts [][]int
 		for _, n := range r.Names {

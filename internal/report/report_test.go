@@ -31,6 +31,8 @@ func writeBundle(t *testing.T, dir, history, a string, runs map[string]string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, "actual-output.md"), a)
 	writeFile(t, filepath.Join(dir, "compact-history.xml"), history)
+	// What the session did next: back to the files of the history.
+	writeFile(t, filepath.Join(dir, "continuation.xml"), "<assistant>[read: w1/src/Button.css]\n[edited: w1/src/Button.tsx (1 edits)]</assistant>")
 	writeFile(t, filepath.Join(dir, "metadata.json"), `{"chatId": "chat-1", "compressionNumber": 1, "boundaryMessageIndex": 4, "slashIdsResolved": []}`)
 	for run, text := range runs {
 		writeFile(t, filepath.Join(dir, "replays", run, "output.md"), text)
