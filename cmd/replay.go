@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -39,6 +38,8 @@ type replayOptions struct {
 	DryRun   bool
 	Run      string
 	NoCache  bool
+	// Repeat is how many times each bundle is replayed (--repeat).
+	Repeat int
 	// Batch sends through the providers' batch APIs (cmd/batch.go).
 	Batch bool
 	// Stop is the interrupt context (tests replace it).
@@ -77,7 +78,10 @@ func newCmdReplay(f *Factory) *cobra.Command {
 			"skipped unless --force. Answers are cached by a hash of what was sent\n" +
 			"(compact cache): asking again, even with --force or another --run, costs\n" +
 			"nothing unless --no-cache. Ctrl-C stops new requests, lets the ones in flight\n" +
-			"finish and exits 130: run again to finish the rest.",
+			"finish and exits 130: run again to finish the rest.\n" +
+			"\n" +
+			"--repeat K replays each bundle K times, as the runs RUN, RUN@2, …, RUN@K,\n" +
+			"each a request of its own (cached apart): how much the model varies.",
 		Example: "  # offline, deterministic, no key\n" +
 			"  compact replay --model builtin\n" +
 			"  # a local OpenAI-compatible server\n" +
@@ -119,6 +123,7 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the response cache (see compact cache)")
 	fl.BoolVar(&opts.Batch, "batch", false, "submit through the providers' batch APIs (half price, within 24 h); then compact batch collect")
 	fl.Var(typedString{&opts.Run, "NAME"}, "run", "name of the result directory under replays/ (default: the model id, or cascade)")
+	fl.IntVar(&opts.Repeat, "repeat", 1, "replay each bundle `K` times (1 to 50), as the runs RUN, RUN@2, …, RUN@K")
 	c.MarkFlagsMutuallyExclusive("model", "cascade", "base-url")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "model")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "base-url")
@@ -260,6 +265,12 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	if err := replay.ValidRunName(run); err != nil {
 		return usageErr("--run: %v", err)
 	}
+	if err := replay.CheckRepeat(opts.Repeat, run); err != nil {
+		return usageErr("%v", err)
+	}
+	if opts.Batch && opts.Repeat > 1 {
+		return usageErr("--batch does not take --repeat; submit each repeat as its own run (--run %s, …), or replay without --batch", replay.RepeatRun(run, 2))
+	}
 	var pack *prompt.Pack
 	if opts.Pack != "" {
 		p, err := resolvePack("--pack", opts.Pack)
@@ -282,14 +293,16 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 		return err
 	}
 
+	runs := replay.RepeatRuns(run, opts.Repeat)
 	if opts.DryRun {
-		return replayDryRun(f, plan.Gen, bundles, plan.Order, pack, opts.Pack, locale)
+		return replayDryRun(f, plan, bundles, runs, pack, opts.Pack, locale)
 	}
 	// Before anything is sent: a model without its key is left out, and
 	// a run that could send nothing stops here, writing nothing.
 	if err := checkKeys(f, plan); err != nil {
 		return err
 	}
+	noteDeterministic(f, plan, runs)
 	if err := useCache(f, plan.Cascade, opts.NoCache); err != nil {
 		return usageErr("replay: %v", err)
 	}
@@ -301,7 +314,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 	prog := newProgress(f.IO)
 	items, runErr := replay.Run(stop, plan.Gen, replay.Options{
-		Bundles: bundles, Models: plan.Order, Run: run, Pack: pack, PackName: opts.Pack,
+		Bundles: bundles, Models: plan.Order, Run: run, Repeat: opts.Repeat, Pack: pack, PackName: opts.Pack,
 		Locale: locale, Jobs: opts.Jobs, Force: opts.Force, ToolVersion: Version,
 	}, replay.Hooks{Leftovers: func(n int, err error) {
 		if err != nil {
@@ -316,20 +329,8 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}})
 	prog.clear()
 	tot := replay.Tally(items)
-	if f.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Run    string        `json:"run"`
-			Models []string      `json:"models"`
-			Items  []replay.Item `json:"items"`
-			Totals replay.Totals `json:"totals"`
-		}{run, plan.Order, items, tot}); err != nil {
-			return err
-		}
-	} else {
-		printReplayTable(f, items, tot)
+	if err := printReplayResult(f, runs, plan.Order, items, tot); err != nil {
+		return err
 	}
 	for _, it := range items {
 		if it.Status == replay.StatusError || it.Status == replay.StatusFailed {
@@ -337,7 +338,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 		}
 	}
 	if runErr != nil {
-		return interrupted("interrupted after %d of %s; run again to finish the rest", len(items), plural(len(bundles), "bundle"))
+		return interrupted("interrupted after %d of %s; run again to finish the rest", len(items), replay.Count(len(bundles), len(runs)))
 	}
 	if tot.OK+tot.Skipped == 0 {
 		return fmt.Errorf("no bundle got an answer")
@@ -347,7 +348,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	// could not compare). Running the same command again retries only
 	// the failed ones.
 	if bad := tot.Failed + tot.Errors; bad > 0 {
-		return fmt.Errorf("%d of %s got no answer (named above); run the same command again to retry them", bad, plural(tot.Bundles, "bundle"))
+		return fmt.Errorf("%d of %s got no answer (named above); run the same command again to retry them", bad, replay.Count(tot.Bundles, len(runs)))
 	}
 	return nil
 }

@@ -1,9 +1,9 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/compactlab/compact/internal/cascade"
@@ -16,8 +16,39 @@ import (
 // cents: $0, $0.000371, $0.0123, $1.50.
 func usd(v float64) string { return cascade.FormatUSD(v) }
 
-// printReplayTable prints a row per bundle and the summary line; with
-// --quiet, only the summary line (as extract keeps its own).
+// printReplayResult prints replay's result: the JSON document, or the
+// table. With repeats, the document names them (repeat, runs) and each
+// item its run; with one run, neither is there.
+func printReplayResult(f *Factory, runs, models []string, items []replay.Item, t replay.Totals) error {
+	if !f.JSON {
+		printReplayTable(f, items, t)
+		return nil
+	}
+	doc := struct {
+		Run    string        `json:"run"`
+		Repeat int           `json:"repeat,omitempty"`
+		Runs   []string      `json:"runs,omitempty"`
+		Models []string      `json:"models"`
+		Items  []replay.Item `json:"items"`
+		Totals replay.Totals `json:"totals"`
+	}{Run: runs[0], Models: models, Items: items, Totals: t}
+	if len(runs) > 1 {
+		doc.Repeat, doc.Runs = len(runs), runs
+	}
+	return writeIndentedJSON(f.IO.Out, doc)
+}
+
+// noteDeterministic says on stderr, when each bundle is replayed more
+// than once on the builtin model alone, that its runs will be identical.
+func noteDeterministic(f *Factory, plan *replay.Plan, runs []string) {
+	if len(runs) > 1 && plan.Deterministic() {
+		fmt.Fprintf(f.IO.ErrOut, "compact replay: the builtin model is deterministic: the %d runs of each bundle will be identical\n", len(runs))
+	}
+}
+
+// printReplayTable prints a row per bundle (per repeat of a bundle, with a
+// RUN column, when there are repeats) and the summary line; with --quiet,
+// only the summary line (as extract keeps its own).
 func printReplayTable(f *Factory, items []replay.Item, t replay.Totals) {
 	if f.IO.Quiet {
 		printReplaySummary(f, t)
@@ -39,7 +70,11 @@ func printReplayTable(f *Factory, items []replay.Item, t replay.Totals) {
 	// The names are escaped before the table is laid out, so that the
 	// columns are measured on what is printed.
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "BUNDLE\tSTATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
+	runCol := func(string) string { return "" }
+	if t.Replays > 0 {
+		runCol = func(run string) string { return iostreams.Escape(run) + "\t" }
+	}
+	fmt.Fprintln(w, "BUNDLE\t"+runCol("RUN")+"STATUS\tMODEL\tCHARS\tIN\tOUT\tCOST\tMS")
 	for _, it := range items {
 		name := it.Bundle
 		if root != "" {
@@ -51,7 +86,7 @@ func printReplayTable(f *Factory, items []replay.Item, t replay.Totals) {
 		if it.Truncated {
 			status += " (cut)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", iostreams.Escape(name), status, iostreams.Escape(dash(it.Model)),
+		fmt.Fprintf(w, "%s\t%s%s\t%s\t%d\t%d\t%d\t%s\t%d\n", iostreams.Escape(name), runCol(it.Run), status, iostreams.Escape(dash(it.Model)),
 			it.Chars, it.Usage.InputTokens, it.Usage.OutputTokens, usd(it.CostUSD), it.Latency)
 	}
 	w.Flush()
@@ -64,10 +99,15 @@ func printReplayTable(f *Factory, items []replay.Item, t replay.Totals) {
 	printReplaySummary(f, t)
 }
 
-// printReplaySummary is replay's one-line summary.
+// printReplaySummary is replay's one-line summary; with repeats, it
+// counts the bundles, then the replays the other counts are of.
 func printReplaySummary(f *Factory, t replay.Totals) {
+	what := plural(t.Bundles, "bundle")
+	if t.Replays > 0 {
+		what += ", " + plural(t.Replays, "replay")
+	}
 	fmt.Fprintf(f.IO.TextOut(), "%s: %d ok, %d skipped, %d failed, %s; %d input and %d output tokens, %s\n",
-		plural(t.Bundles, "bundle"), t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
+		what, t.OK, t.Skipped, t.Failed, plural(t.Errors, "error"), t.InputTokens, t.OutputTokens, usd(t.CostUSD))
 }
 
 func dash(s string) string {
@@ -77,18 +117,25 @@ func dash(s string) string {
 	return s
 }
 
-// replayDryRun prints what would be sent for each bundle.
-func replayDryRun(f *Factory, gen replay.Generator, bundles, order []string, pack *prompt.Pack, packName, locale string) error {
-	all := replay.DryRun(gen, bundles, order, pack, packName, locale)
+// replayDryRun prints what would be sent for each bundle, and, with
+// repeats, for which runs.
+func replayDryRun(f *Factory, plan *replay.Plan, bundles, runs []string, pack *prompt.Pack, packName, locale string) error {
+	all := replay.DryRun(plan.Gen, bundles, plan.Order, pack, packName, locale)
+	noteDeterministic(f, plan, runs)
+	if len(runs) > 1 {
+		for i := range all {
+			all[i].Runs = runs
+		}
+	}
 	if f.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(all)
+		return writeIndentedJSON(f.IO.Out, all)
 	}
 	out := f.IO.TextOut()
 	for _, d := range all {
 		fmt.Fprintf(out, "%s\n", d.Bundle)
+		if len(d.Runs) > 1 {
+			fmt.Fprintf(out, "  sent %d times, each a request of its own, as runs %s\n", len(d.Runs), iostreams.Escape(strings.Join(d.Runs, ", ")))
+		}
 		if d.Error != "" {
 			fmt.Fprintf(out, "  error: %s\n", d.Error)
 			continue

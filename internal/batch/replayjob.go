@@ -42,6 +42,9 @@ func (j *replayJob) input(it *Item) (cascade.Input, bool, error) {
 	} else if it.SystemSha != sys || it.UserSha != user {
 		return cascade.Input{}, false, errors.New("the bundle's prompts changed since the batch run was submitted; replay it again")
 	}
+	// A run NAME@I is repeat I (replay.RepeatOf): its own request, as
+	// an interactive replay's.
+	_, req.Input.Repeat = replay.RepeatOf(r.st.Run)
 	return req.Input, false, nil
 }
 

@@ -50,7 +50,7 @@ func (c *Cascade) BatchRequest(model string, in Input) (BatchRequest, error) {
 		// What the provider itself leaves out (Anthropic.Generate).
 		omitted = append(omitted, anthropicNoTemperature)
 	}
-	return BatchRequest{Model: m, Provider: m.Provider, Kind: p.Kind(), Request: req, Omitted: omitted, Key: c.cacheKey(p, req), Check: in.Check}, nil
+	return BatchRequest{Model: m, Provider: m.Provider, Kind: p.Kind(), Request: req, Omitted: omitted, Key: c.cacheKey(p, req, in.Repeat), Check: in.Check}, nil
 }
 
 // ProviderConfigOf is the configuration of the provider named name, its

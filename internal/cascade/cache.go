@@ -32,10 +32,15 @@ type cacheRecord struct {
 // cacheKey is the content hash of everything that decides an answer: the
 // provider's kind and endpoint, the model asked for, every parameter sent
 // (temperature, output limit and the provider's own, such as the name of
-// the output-limit field) and both prompts. The provider's name, the key
-// and the time budget are left out: the same request to the same endpoint
-// is the same request.
-func (c *Cascade) cacheKey(p Provider, req Request) string {
+// the output-limit field) and both prompts, and, from the second repeat of
+// a request on (Input.Repeat > 1), which repeat it is: the first repeat's
+// key is the plain request's. The provider's name, the key and the time
+// budget are left out: the same request to the same endpoint is the same
+// request.
+func (c *Cascade) cacheKey(p Provider, req Request, repeat int) string {
+	if repeat < 2 {
+		repeat = 0 // left out of the key
+	}
 	d := p.Describe(req)
 	params := struct {
 		V           string         `json:"v"`
@@ -45,7 +50,8 @@ func (c *Cascade) cacheKey(p Provider, req Request) string {
 		Temperature *float64       `json:"temperature"`
 		MaxOut      int            `json:"maxOutputTokens"`
 		Extra       map[string]any `json:"extra,omitempty"`
-	}{cacheVersion, p.Kind(), c.scrub(d.URL), req.Model, req.Temperature, req.MaxOutputTokens, d.Extra}
+		Repeat      int            `json:"repeat,omitempty"`
+	}{cacheVersion, p.Kind(), c.scrub(d.URL), req.Model, req.Temperature, req.MaxOutputTokens, d.Extra, repeat}
 	head, _ := json.Marshal(params)
 	return respcache.Key(head, []byte(req.System), []byte(req.User))
 }

@@ -34,6 +34,13 @@ type Input struct {
 	// writes to it instead of compression.target_chars. Nothing is sent
 	// for it: a real model reads the size from the prompt.
 	TargetChars int
+	// Repeat is which of several identical requests this is (compact
+	// replay --repeat: the run NAME@I is repeat I); 0 or 1 is the first.
+	// Nothing is sent for it: it only keeps each repeat's answer apart in
+	// the response cache (cacheKey), so that a repeat is a fresh call to
+	// the model the first time and is answered by its own cached answer
+	// after, never by another repeat's.
+	Repeat int
 	// Check, when set, is the caller's test of an answer (the judge: are
 	// there grades in it?). An answer it refuses fails the attempt
 	// (OutcomeUnusable, its error the attempt's) and is never cached; a
@@ -472,7 +479,7 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 
 	var key string
 	if c.Cache != nil && p.Kind() != KindBuiltin {
-		key = c.cacheKey(p, req)
+		key = c.cacheKey(p, req, in.Repeat)
 		if ca, text, ok := c.fromCache(a, m, key, start); ok && checkAnswer(in.Check, text) == nil {
 			return ca, text
 		}

@@ -223,7 +223,11 @@ func RunNameFor(model string) string {
 
 // Totals add up a replay's items.
 type Totals struct {
-	Bundles      int     `json:"bundles"`
+	Bundles int `json:"bundles"`
+	// Replays counts the items when bundles were replayed more than once
+	// (--repeat): Bundles is then the bundles, Replays their repeats, and
+	// the other counts are of replays.
+	Replays      int     `json:"replays,omitempty"`
 	OK           int     `json:"ok"`
 	Failed       int     `json:"failed"`
 	Skipped      int     `json:"skipped"`
@@ -237,7 +241,11 @@ type Totals struct {
 // cost.
 func Tally(items []Item) Totals {
 	t := Totals{Bundles: len(items)}
+	bundles := map[string]bool{}
 	for _, it := range items {
+		if it.Run != "" {
+			bundles[it.Bundle] = true
+		}
 		switch it.Status {
 		case StatusOK:
 			t.OK++
@@ -252,13 +260,19 @@ func Tally(items []Item) Totals {
 		t.OutputTokens += it.Usage.OutputTokens
 		t.CostUSD = cascade.RoundUSD(t.CostUSD + it.CostUSD)
 	}
+	if len(bundles) > 0 {
+		t.Bundles, t.Replays = len(bundles), len(items)
+	}
 	return t
 }
 
 // DryBundle is what a dry run would send for one bundle: the requests to
 // each model in turn, or why the bundle's request could not be built.
 type DryBundle struct {
-	Bundle   string           `json:"bundle"`
+	Bundle string `json:"bundle"`
+	// Runs are the runs the request would be sent for, when more than
+	// one (--repeat): the same request, sent once for each.
+	Runs     []string         `json:"runs,omitempty"`
 	Requests []cascade.DryRun `json:"requests"`
 	Error    string           `json:"error,omitempty"`
 }

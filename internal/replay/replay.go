@@ -6,6 +6,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -90,6 +91,9 @@ type Usage struct {
 // Record is replay.json.
 type Record struct {
 	Run string `json:"run"`
+	// Repeat is, for run RUN@I of compact replay --repeat, I (2 and
+	// on): its request was the first repeat's, sent afresh.
+	Repeat int `json:"repeat,omitempty"`
 	// Bundle is the bundle directory as it was found under the paths
 	// replay was given (relative when they were).
 	Bundle string   `json:"bundle"`
@@ -155,7 +159,10 @@ type Options struct {
 	Bundles []string
 	Models  []string // the order tried; one model or the cascade's
 	Run     string   // replays/<Run>/
-	Pack    *prompt.Pack
+	// Repeat is how many times each bundle is replayed (--repeat): as
+	// the runs Run, Run@2, …, Run@Repeat (RepeatRuns). 0 or 1: once.
+	Repeat int
+	Pack   *prompt.Pack
 	// PackName is recorded; "" means the bundles' own prompt files.
 	PackName    string
 	Locale      string
@@ -166,9 +173,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Item is the outcome for one bundle.
+// Item is the outcome for one bundle, or for one repeat of it.
 type Item struct {
-	Bundle  string  `json:"bundle"`
+	Bundle string `json:"bundle"`
+	// Run is the repeat's run name, when each bundle is replayed more
+	// than once (Options.Repeat > 1).
+	Run     string  `json:"run,omitempty"`
 	Status  string  `json:"status"` // ok, failed, skipped, error
 	Model   string  `json:"model,omitempty"`
 	Chars   int     `json:"outputChars"`
@@ -204,10 +214,10 @@ type Hooks struct {
 	Leftovers func(removed int, err error)
 }
 
-// Run replays every bundle. stop cancels: no new request starts after it is
-// done, requests in flight finish or time out, and nothing partial is
-// written. The returned items are in bundle order; those never started are
-// left out.
+// Run replays every bundle, Options.Repeat times. stop cancels: no new
+// request starts after it is done, requests in flight finish or time out,
+// and nothing partial is written. The returned items are in bundle order,
+// a bundle's repeats in turn; those never started are left out.
 func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item, error) {
 	if opts.Jobs <= 0 {
 		opts.Jobs = 4
@@ -215,12 +225,26 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if n, err := bundle.CleanRunLeftovers(opts.Bundles, opts.Run); (n > 0 || err != nil) && hooks.Leftovers != nil {
-		hooks.Leftovers(n, err)
+	runs := RepeatRuns(opts.Run, opts.Repeat)
+	removed, cleanErr := 0, error(nil)
+	for _, run := range runs {
+		n, err := bundle.CleanRunLeftovers(opts.Bundles, run)
+		removed += n
+		cleanErr = cmp.Or(cleanErr, err)
 	}
-	items := make([]*Item, len(opts.Bundles))
+	if (removed > 0 || cleanErr != nil) && hooks.Leftovers != nil {
+		hooks.Leftovers(removed, cleanErr)
+	}
+	type task struct{ bundle, run string }
+	tasks := make([]task, 0, len(opts.Bundles)*len(runs))
+	for _, b := range opts.Bundles {
+		for _, run := range runs {
+			tasks = append(tasks, task{b, run})
+		}
+	}
+	items := make([]*Item, len(tasks))
 	var mu sync.Mutex
-	prog := Progress{Total: len(opts.Bundles)}
+	prog := Progress{Total: len(tasks)}
 	report := func(f func(*Progress)) {
 		mu.Lock()
 		f(&prog)
@@ -232,7 +256,7 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 	}
 	sem := make(chan struct{}, opts.Jobs)
 	var wg sync.WaitGroup
-	for i, b := range opts.Bundles {
+	for i, tk := range tasks {
 		select {
 		case <-stop.Done():
 		case sem <- struct{}{}:
@@ -242,10 +266,13 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 		}
 		wg.Add(1)
 		report(func(p *Progress) { p.Running++ })
-		go func(i int, b string) {
+		go func(i int, tk task) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			it := replayOne(gen, opts, b)
+			it := replayOne(gen, opts, tk.bundle, tk.run)
+			if len(runs) > 1 {
+				it.Run = tk.run
+			}
 			items[i] = &it
 			report(func(p *Progress) {
 				p.Running--
@@ -260,7 +287,7 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 				p.Usage.OutputTokens += it.Usage.OutputTokens
 				p.CostUSD = cascade.RoundUSD(p.CostUSD + it.CostUSD)
 			})
-		}(i, b)
+		}(i, tk)
 	}
 	wg.Wait()
 	var out []Item
@@ -269,8 +296,8 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 			out = append(out, *it)
 		}
 	}
-	if stop.Err() != nil && len(out) < len(opts.Bundles) {
-		return out, fmt.Errorf("interrupted after %d of %s: %w", len(out), plural(len(opts.Bundles), "bundle"), stop.Err())
+	if stop.Err() != nil && len(out) < len(tasks) {
+		return out, fmt.Errorf("interrupted after %d of %s: %w", len(out), Count(len(opts.Bundles), opts.Repeat), stop.Err())
 	}
 	return out, nil
 }
@@ -279,26 +306,27 @@ func Run(stop context.Context, gen Generator, opts Options, hooks Hooks) ([]Item
 // each attempt has its own timeout. A bundle whose request never went out
 // (no model could be sent to: no key, no model entry) gets no record: it
 // is an error of the run, not an answer of a model.
-func replayOne(gen Generator, opts Options, dir string) Item {
+func replayOne(gen Generator, opts Options, dir, run string) Item {
 	redact := func(s string) string { return cascade.Redact(s) }
 	if r, ok := gen.(Redacter); ok {
 		redact = r.Redact
 	}
-	it := replayOneRaw(gen, opts, dir, redact)
+	it := replayOneRaw(gen, opts, dir, run, redact)
 	it.Error = redact(it.Error)
 	return it
 }
 
-func replayOneRaw(gen Generator, opts Options, dir string, redact func(string) string) Item {
+func replayOneRaw(gen Generator, opts Options, dir, run string, redact func(string) string) Item {
 	it := Item{Bundle: dir}
 	req, err := BuildRequest(dir, opts.Pack, opts.PackName, opts.Locale)
 	if err != nil {
 		it.Status, it.Error = StatusError, err.Error()
 		return it
 	}
+	_, req.Input.Repeat = RepeatOf(run)
 	sysSha, userSha := sha(req.Input.System), sha(req.Input.User)
 	if !opts.Force {
-		if old, ok := Answered(dir, opts.Run, opts.Models, sysSha, userSha); ok {
+		if old, ok := Answered(dir, run, opts.Models, sysSha, userSha); ok {
 			it.Status, it.Model, it.Chars = StatusSkipped, *old.Model, old.OutputChars
 			return it
 		}
@@ -306,12 +334,15 @@ func replayOneRaw(gen Generator, opts Options, dir string, redact func(string) s
 	started := opts.Now()
 	out, runErr := gen.Run(context.Background(), req.Input, opts.Models)
 	rec := Record{
-		Run: opts.Run, Bundle: filepath.Clean(dir), Models: opts.Models, Pack: opts.PackName,
+		Run: run, Bundle: filepath.Clean(dir), Models: opts.Models, Pack: opts.PackName,
 		SystemSha256: sysSha, UserSha256: userSha, ToolVersion: opts.ToolVersion,
 		StartedAt: started.UTC().Format(time.RFC3339Nano), Attempts: []cascade.Attempt{},
 	}
 	if rec.Pack == "" {
 		rec.Pack = "bundle"
+	}
+	if req.Input.Repeat > 1 {
+		rec.Repeat = req.Input.Repeat
 	}
 	var failed *cascade.FailedError
 	switch {
@@ -349,7 +380,7 @@ func replayOneRaw(gen Generator, opts Options, dir string, redact func(string) s
 		rec.OutputSha256 = sha(text)
 	}
 	redactRecord(&rec, redact)
-	if err := writeResult(dir, opts.Run, &rec, text); err != nil {
+	if err := writeResult(dir, run, &rec, text); err != nil {
 		it.Status, it.Error = StatusError, err.Error()
 		return it
 	}
