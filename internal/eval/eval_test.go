@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -354,5 +355,82 @@ func writeFile(t *testing.T, p, text string) {
 	}
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRepeatsSpreadAndKindTests: runs RUN, RUN@2, RUN@3 are the repeats
+// of RUN: the report gives the spread of their size and scores; a pair
+// is tested probe by probe, per kind (McNemar).
+func TestRepeatsSpreadAndKindTests(t *testing.T) {
+	root := t.TempDir()
+	history := "<user>Fix the header.</user>\n<assistant>[edited: w1/src/Header.tsx (1 edits)]\n[edited: w1/src/Footer.tsx (1 edits)]\nDone.</assistant>"
+	both := "You changed [](path:w1/src/Header.tsx) and [](path:w1/src/Footer.tsx)."
+	one := "You changed [](path:w1/src/Header.tsx)."
+	var dirs []string
+	for i := 0; i < 6; i++ {
+		d := filepath.Join(root, fmt.Sprintf("b%d", i))
+		writeBundle(t, d, history, both, map[string]string{"m": both, "m@2": one, "m@3": both + " More words here."})
+		writeFile(t, filepath.Join(d, "continuation.xml"), "<assistant>[read: w1/src/Footer.tsx]</assistant>")
+		dirs = append(dirs, d)
+	}
+	results, errs := Evaluate(dirs, EvalOptions{}, 2)
+	rep := NewReport(results, errs, ReportOptions{})
+	if len(rep.Repeats) != 1 {
+		t.Fatalf("repeats %+v", rep.Repeats)
+	}
+	rs := rep.Repeats[0]
+	if rs.Run != "m" || strings.Join(rs.Runs, ",") != "m,m@2,m@3" || rs.Bundles != 6 || rs.Grounded == nil ||
+		rs.Grounded.Min != 0 || rs.Grounded.Max != 1 || rs.Grounded.Median != 1 || rs.Chars.N != 3 || rs.Chars.Min != float64(len(one)) {
+		t.Errorf("spread %+v grounded %+v", rs, rs.Grounded)
+	}
+	var p Pair
+	for _, x := range rep.Pairs {
+		if x.A == "m" && x.B == "m@2" {
+			p = x
+		}
+	}
+	got := map[Kind]KindTest{}
+	for _, kt := range p.KindTests {
+		got[kt.Kind] = kt
+	}
+	// Footer.tsx: only m kept it, in all six bundles: grounded and coverage.
+	if g := got[KindFileUsed]; g.AOnly != 6 || g.BOnly != 0 || math.Abs(g.P-0.03125) > 1e-12 {
+		t.Errorf("file-used test %+v", g)
+	}
+	if a := got[KindArtifact]; a.AOnly != 6 || a.BOnly != 0 {
+		t.Errorf("artifact test %+v", a)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "file-used 0 vs 6 (p 0.031)*") || !strings.Contains(text.String(), "repeated run") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
+
+// TestEqualSizeComparison: a long briefing that holds more only by being
+// longer wins the headline but loses with both cut to the same size, and
+// the verdict says both.
+func TestEqualSizeComparison(t *testing.T) {
+	root := t.TempDir()
+	history := "<user>Fix the header.</user>\n<assistant>[edited: w1/src/Header.tsx (1 edits)]\n[edited: w1/src/Footer.tsx (1 edits)]\nDone.</assistant>"
+	short := "Next: [](path:w1/src/Footer.tsx)."
+	long := strings.Repeat("Some words about the work so far. ", 20) + "Files: [](path:w1/src/Header.tsx) and [](path:w1/src/Footer.tsx)."
+	var dirs []string
+	for i := 0; i < 5; i++ {
+		d := filepath.Join(root, fmt.Sprintf("b%d", i))
+		writeBundle(t, d, history, short, map[string]string{"long": long})
+		writeFile(t, filepath.Join(d, "continuation.xml"), "<assistant>[read: w1/src/Footer.tsx]\n[read: w1/src/Header.tsx]</assistant>")
+		dirs = append(dirs, d)
+	}
+	results, _ := Evaluate(dirs, EvalOptions{}, 1)
+	rep := NewReport(results, nil, ReportOptions{})
+	p := rep.Pairs[0]
+	if p.A != Actual || p.B != "long" || p.Diff <= 0 || p.EqualSize.N != 5 || p.EqualSize.Diff >= 0 || p.EqualSize.Losses != 5 {
+		t.Fatalf("pair %+v", p)
+	}
+	if !strings.Contains(p.Verdict, "long better than actual but") || !strings.Contains(p.Verdict, "cut to the same size, long holds less") {
+		t.Errorf("verdict %q", p.Verdict)
 	}
 }

@@ -354,7 +354,11 @@ func codeNames(text string) []string {
 			add(s)
 		}
 	}
-	for _, w := range nameTokens.FindAllString(text, -1) {
+	for _, loc := range nameTokens.FindAllStringIndex(text, -1) {
+		w := text[loc[0]:loc[1]]
+		if loc[0] > 0 && (isAlnum(text[loc[0]-1]) || text[loc[0]-1] == '#') {
+			continue // the tail of a word or a number: 0f766e, #0f766e
+		}
 		if codeLike(w) && !isFileName(w) && !mountPrefix.MatchString(w) {
 			add(w)
 		}

@@ -319,6 +319,15 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 		for _, p := range r.Pairs {
 			fmt.Fprintf(ew, "%s vs %s: %s\n", p.B, p.A, p.Verdict)
 		}
+		for _, p := range r.Pairs {
+			if l := kindTestLine(p); l != "" {
+				fmt.Fprintln(ew, l)
+			}
+		}
+	}
+	if t := r.repeatsTable(); t != nil {
+		fmt.Fprintln(ew)
+		writeAligned(ew, t)
 	}
 	if t := r.judgedTable(); t != nil {
 		fmt.Fprintf(ew, "\n%s\n\n", r.judgeLine())
@@ -418,6 +427,15 @@ func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 		for _, p := range r.Pairs {
 			fmt.Fprintf(ew, "- %s vs %s: %s\n", p.B, p.A, p.Verdict)
 		}
+		for _, p := range r.Pairs {
+			if l := kindTestLine(p); l != "" {
+				fmt.Fprintf(ew, "- %s\n", l)
+			}
+		}
+	}
+	if t := r.repeatsTable(); t != nil {
+		fmt.Fprintln(ew)
+		mdTable(ew, t)
 	}
 	if t := r.judgedTable(); t != nil {
 		fmt.Fprintf(ew, "\n%s.\n\n", r.judgeLine())

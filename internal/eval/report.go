@@ -92,7 +92,10 @@ type Pair struct {
 	B string `json:"b"`
 	Paired
 	// Coverage compares the coverage shares (bundles with coverage probes).
-	Coverage  Paired           `json:"coverage"`
+	Coverage Paired `json:"coverage"`
+	// EqualSize compares the grounded recall of the two with both cut to
+	// the smaller one's size, per bundle: what length cannot win.
+	EqualSize Paired           `json:"equalSize"`
 	KindDiffs map[Kind]float64 `json:"kindDiffs"`
 	// CharsA and CharsB are the sides' mean sizes over the bundles both
 	// have; SizeRatio is CharsB/CharsA.
@@ -101,6 +104,8 @@ type Pair struct {
 	SizeRatio float64 `json:"sizeRatio"`
 	// Verdict says it in words: "B better but 2.1 times larger".
 	Verdict string `json:"verdict"`
+	// KindTests compare the two probe by probe, per probe kind.
+	KindTests []KindTest `json:"kindTests"`
 	// Judged compares the judged scores, when both sides were judged.
 	Judged *JudgedPair `json:"judged,omitempty"`
 }
@@ -218,6 +223,8 @@ type Report struct {
 	FailOn   []string        `json:"failOn"`
 	Failed   []GateFailure   `json:"failed"`
 	Judge    *ReportJudge    `json:"judge,omitempty"`
+	// Repeats are the runs replayed more than once (replay --repeat).
+	Repeats []RepeatSummary `json:"repeats,omitempty"`
 }
 
 // ReportOptions steer NewReport.
@@ -334,6 +341,7 @@ func NewReport(results []*BundleResult, errs []BundleError, opt ReportOptions) *
 	})
 
 	r.Judge = judgeTotals(results)
+	r.Repeats = repeats(results, order)
 	for _, g := range opt.Gates {
 		r.FailOn = append(r.FailOn, g.String())
 		for _, s := range r.Sides {
@@ -479,6 +487,7 @@ func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 	p := Pair{A: a, B: b, KindDiffs: map[Kind]float64{}}
 	p.Paired = paired(results, a, b, opt, (*BriefingScore).Headline)
 	p.Coverage = paired(results, a, b, opt, (*BriefingScore).Coverage)
+	p.EqualSize = pairedEqual(results, a, b, opt)
 	kd, kn := map[Kind]float64{}, map[Kind]int{}
 	n := 0
 	for _, r := range results {
@@ -507,9 +516,42 @@ func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 		p.KindDiffs[k] = kd[k] / float64(n)
 	}
 	p.Verdict = verdict(p)
+	p.KindTests = kindTests(results, a, b)
 	if p.N > 0 {
 		p.Judged = pairJudged(results, a, b, opt)
 	}
+	return p
+}
+
+// pairedEqual is paired on the equal-size recall of a and b.
+func pairedEqual(results []*BundleResult, a, b string, opt ReportOptions) Paired {
+	var d []float64
+	var p Paired
+	for _, r := range results {
+		v, ok := r.equal[[2]string{a, b}]
+		if !ok {
+			continue
+		}
+		p.N++
+		p.MeanA += v[0]
+		p.MeanB += v[1]
+		d = append(d, v[1]-v[0])
+		switch {
+		case v[1] > v[0]+1e-12:
+			p.Wins++
+		case v[1] < v[0]-1e-12:
+			p.Losses++
+		default:
+			p.Ties++
+		}
+	}
+	if p.N == 0 {
+		return p
+	}
+	p.MeanA /= float64(p.N)
+	p.MeanB /= float64(p.N)
+	p.Diff = p.MeanB - p.MeanA
+	p.CILow, p.CIHigh = bootstrap(d, opt.Resamples, opt.Seed)
 	return p
 }
 
@@ -533,17 +575,28 @@ func verdict(p Pair) string {
 	r := p.SizeRatio
 	switch {
 	case r == 0:
-		return what
 	case r >= 1.1 && p.Diff > 0 && sure:
-		return fmt.Sprintf("%s but %.1f times larger", what, r)
+		what += fmt.Sprintf(" but %.1f times larger", r)
 	case r >= 1.1:
-		return fmt.Sprintf("%s, and %.1f times larger", what, r)
+		what += fmt.Sprintf(", and %.1f times larger", r)
 	case r <= 1/1.1 && p.Diff < 0 && sure:
-		return fmt.Sprintf("%s but %.1f times smaller", what, 1/r)
+		what += fmt.Sprintf(" but %.1f times smaller", 1/r)
 	case r <= 1/1.1:
-		return fmt.Sprintf("%s, and %.1f times smaller", what, 1/r)
+		what += fmt.Sprintf(", and %.1f times smaller", 1/r)
+	default:
+		return what + ", at about the same size"
 	}
-	return what + ", at about the same size"
+	if e := p.EqualSize; e.N > 0 && r != 0 {
+		switch {
+		case e.CILow > 0:
+			what += fmt.Sprintf("; cut to the same size, %s holds more (%+.3f)", p.B, e.Diff)
+		case e.CIHigh < 0:
+			what += fmt.Sprintf("; cut to the same size, %s holds less (%+.3f)", p.B, e.Diff)
+		default:
+			what += "; cut to the same size, not told apart"
+		}
+	}
+	return what
 }
 
 // paired compares score (where it says it has one) of sides a and b over

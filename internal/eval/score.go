@@ -93,6 +93,9 @@ type BundleResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Judge is what the model judge asked and what it cost (eval --judge).
 	Judge *JudgeSummary `json:"judge,omitempty"`
+	// equal holds, for two briefings a and b, the grounded recall of each
+	// when both are cut to the smaller one's size (see Pair.EqualSize).
+	equal map[[2]string][2]float64
 }
 
 // Briefing returns the named briefing's score, or nil.
@@ -193,6 +196,15 @@ func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		r.Warnings = append(r.Warnings, fileErr(err).Error())
 	}
+	texts := map[string]string{}
+	defer func() {
+		if g != nil && len(g.Probes) > 0 {
+			r.equal = equalSize(g, r.Briefings, texts)
+		}
+	}()
+	if text, err := bundle.ReadText(actual); err == nil {
+		texts[Actual] = text
+	}
 	runs, err := bundle.Replays(dir)
 	if err != nil {
 		return nil, err
@@ -215,6 +227,7 @@ func EvaluateBundle(dir string, opt EvalOptions) (*BundleResult, error) {
 			r.Warnings = append(r.Warnings, "run "+run.Run+": "+fileErr(err).Error())
 			continue
 		}
+		texts[run.Run] = text
 		s := score(run.Run, out, text)
 		info := run.Info
 		s.Replay = &info
@@ -256,4 +269,24 @@ func Evaluate(dirs []string, opt EvalOptions, workers int) ([]*BundleResult, []B
 		out = append(out, res[i])
 	}
 	return out, bad
+}
+
+// equalSize scores every two briefings at the same size: both cut to the
+// smaller one's size, their grounded recall (the comparison that length
+// cannot win).
+func equalSize(g *Grounded, briefings []BriefingScore, texts map[string]string) map[[2]string][2]float64 {
+	out := map[[2]string][2]float64{}
+	for i := range briefings {
+		for j := range briefings {
+			a, b := briefings[i], briefings[j]
+			if i == j {
+				continue
+			}
+			n := min(a.Chars, b.Chars)
+			ra, _ := g.Score(CutAt(texts[a.Name], n), 0)
+			rb, _ := g.Score(CutAt(texts[b.Name], n), 0)
+			out[[2]string{a.Name, b.Name}] = [2]float64{ra.Recall, rb.Recall}
+		}
+	}
+	return out
 }
