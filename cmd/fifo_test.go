@@ -122,6 +122,7 @@ func TestNamedPipeAsEveryInput(t *testing.T) {
 		{"replay PATH", plain("replay", "--model", "builtin", "PIPE")},
 		{"eval PATH", plain("eval", "PIPE")},
 		{"eval --judge-pack", plain("eval", "--judge", "gpt-5.4-nano", "--judge-pack", "PIPE")},
+		{"eval --calibrate", plain("eval", "--calibrate", "PIPE")},
 		{"report PATH", plain("report", "PIPE", "-o", "OUT")},
 		{"report --simulate", plain("report", "--simulate", "PIPE", "-o", "OUT")},
 		{"prompt import", plain("prompt", "import", "PIPE", "--out", "OUT")},

@@ -456,7 +456,9 @@ func Validate(dirs []string, opt ValidateOptions) (*ValidityReport, []BundleErro
 		// hide a measure's resolution behind luck.
 		index := map[string]int{}
 		for d := 0; d < LadderDraws; d++ {
-			for _, r := range Ladder(in.rec, in.hist, other, lb.Bundle+"#"+strconv.Itoa(d)) {
+			// Seeded by the briefing, not its path: the same bundles give
+			// the same ladders wherever they are.
+			for _, r := range Ladder(in.rec, in.hist, other, in.rec+"#"+strconv.Itoa(d)) {
 				if d > 0 && !isDrop(r.Name) {
 					continue
 				}

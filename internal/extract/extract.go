@@ -64,7 +64,11 @@ type Options struct {
 }
 
 // Continuation bounds: the turns after a compaction a continuation
-// keeps (up to the next compaction), and each tool output's bytes.
+// keeps (up to the next compaction), and each tool output's bytes. On the
+// real Claude Code corpus the grounded measure's validity figures are the
+// same at 100, 200 and 2,000 turns (docs/measures.md); the bound keeps a
+// chat that goes on for thousands of turns after its last compaction
+// from writing them all again.
 const (
 	ContinuationTurns  = 2000
 	ContinuationOutput = 16 << 10
