@@ -38,6 +38,7 @@ type evalOptions struct {
 	JudgePack      string
 	JudgeQuestions int
 	JudgeRun       string
+	JudgeRepeat    int
 	JudgeTimeout   time.Duration
 	NoCache        bool
 	WriteJudgePack string
@@ -106,6 +107,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.Var(typedString{&opts.JudgePack, "DIR"}, "judge-pack", "the judge's prompts from this directory (see --write-judge-pack)")
 	fl.IntVar(&opts.JudgeQuestions, "judge-questions", 12, "ask at most `N` questions per bundle, the probe kinds in turn")
 	fl.Var(typedString{&opts.JudgeRun, "NAME"}, "judge-run", "name of the judge's record, <bundle>/judge/NAME.json (default: the judge model)")
+	fl.IntVar(&opts.JudgeRepeat, "judge-repeat", 1, "judge each bundle `K` times (1 to 50), as the records NAME, NAME@2, …, NAME@K, and show the spread of the judged scores")
 	fl.DurationVar(&opts.JudgeTimeout, "judge-timeout", 0, "allow `DURATION` for each judge call (default: cascade.timeout, 5m on a server)")
 	fl.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the response cache")
 	fl.Var(typedString{&opts.WriteJudgePack, "DIR"}, "write-judge-pack", "write the built-in judge pack to DIR, to edit, and exit")
@@ -286,10 +288,13 @@ func runNameList(names []string) string {
 // planJudge builds the judge's model from the flags (eval.PlanJudge) and
 // gives its cascade the response cache.
 func planJudge(f *Factory, opts *evalOptions) (*eval.JudgeOptions, *cascade.Cascade, error) {
+	if err := eval.CheckJudgeRepeat(opts.JudgeRepeat); err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
 	m := modelPlan(f)
 	m.Model, m.BaseURL, m.APIModel, m.Timeout = opts.Judge, opts.JudgeBaseURL, opts.JudgeAPIModel, opts.JudgeTimeout
 	judge, cs, err := eval.PlanJudge(eval.JudgePlanOptions{Model: m, Pack: opts.JudgePack, Questions: opts.JudgeQuestions,
-		Run: opts.JudgeRun, Batch: opts.Batch, Known: func() []string { return judgeModelNames(f) }})
+		Run: opts.JudgeRun, Repeats: opts.JudgeRepeat, Batch: opts.Batch, Known: func() []string { return judgeModelNames(f) }})
 	if err != nil {
 		return nil, nil, usageErr("%v", err)
 	}

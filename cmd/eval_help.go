@@ -56,7 +56,12 @@ const evalLong = "Scores every briefing of each bundle: the app's " + bundle.Fil
 	"<bundle>/judge/<run>.json with each call's tokens and cost; every answer\n" +
 	"is cached by a hash of what was sent (cache.dir), so a rerun costs\n" +
 	"nothing. Gates: judged (the mean grade) or a dimension, e.g.\n" +
-	"judged<3.5 or artifact_trail<3.\n\n" +
+	"judged<3.5 or artifact_trail<3. The same model answers and grades\n" +
+	"differently from one call to the next: --judge-repeat K judges each\n" +
+	"bundle K times, each repeat a request of its own (cached apart), as the\n" +
+	"records <run>, <run>@2, …, <run>@K; the scores are the first repeat's,\n" +
+	"and the report adds the spread of each briefing's mean judged score over\n" +
+	"the repeats (min, median, max, sd).\n\n" +
 	"With --batch the judge's calls go through the provider's batch API\n" +
 	"instead (half price, answered within 24 hours): the first run submits\n" +
 	"every answer request and returns; compact batch collect (or this command\n" +

@@ -35,6 +35,11 @@ type judgeServer struct {
 	// unreadable: the judge answers the grade call in prose, with no
 	// grade line compact can read.
 	unreadable bool
+	// vary: the judge grades the Nth identical grade request one more
+	// than the one before it, (size + N − 1) modulo 6, as a model that
+	// varies from one call to the next (eval --judge-repeat).
+	vary bool
+	seen map[string]int
 }
 
 var (
@@ -75,10 +80,20 @@ func newJudgeServer(t *testing.T, pack *eval.JudgePack) *judgeServer {
 				break
 			}
 			n := len(questionRe.FindAllString(user[:strings.Index(user, "Answer set A:")], -1))
+			shift := 0
+			if s.vary {
+				s.mu.Lock()
+				if s.seen == nil {
+					s.seen = map[string]int{}
+				}
+				shift = s.seen[user]
+				s.seen[user]++
+				s.mu.Unlock()
+			}
 			answer.WriteString("```json\n")
 			for _, set := range answerSetRe.FindAllStringSubmatch(user, -1) {
 				size, _ := strconv.Atoi(set[2])
-				g := size % 6
+				g := (size + shift) % 6
 				for q := 1; q <= n; q++ {
 					fmt.Fprintf(&answer, `{"q": %d, "set": "%s", "accuracy": %d, "context_awareness": %d, "artifact_trail": %d, "completeness": %d, "continuity": %d, "instruction_following": %d}`+"\n", q, set[1], g, g, g, g, g, g)
 				}

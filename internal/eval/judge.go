@@ -26,6 +26,7 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/replay"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -278,6 +279,10 @@ type JudgedBriefing struct {
 	Kinds      map[Kind]float64   `json:"kinds"`
 	Ungraded   int                `json:"ungraded"`
 	Answers    []JudgedAnswer     `json:"answers"`
+	// Repeats are the scores of the judge's repeats, the first (Score)
+	// included, when the bundle was judged more than once (eval
+	// --judge-repeat K > 1); never in a record, which is one repeat's.
+	Repeats []float64 `json:"repeats,omitempty"`
 }
 
 // JudgeCall is one model call of the judge.
@@ -291,6 +296,9 @@ type JudgeCall struct {
 	SavedUSD  float64       `json:"savedUsd,omitempty"`
 	LatencyMs int64         `json:"latencyMs"`
 	Error     string        `json:"error,omitempty"`
+	// Repeat is which repeat of the judging made the call, from the
+	// second on (JudgeOptions.Repeats).
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // JudgeRecord is the judged evaluation of one bundle: what was asked, the
@@ -308,10 +316,15 @@ type JudgeRecord struct {
 	CostUSD   float64          `json:"costUsd"`
 	SavedUSD  float64          `json:"savedUsd"`
 	File      string           `json:"file,omitempty"`
+	// Repeat is which repeat of the judging this is, from the second on
+	// (JudgeOptions.Repeats): the record of repeat I of run RUN is RUN@I.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // JudgeSummary is what a BundleResult carries of its JudgeRecord (the
-// briefings' scores are on each BriefingScore).
+// briefings' scores are on each BriefingScore). A bundle judged K > 1
+// times (JudgeOptions.Repeats) carries the first repeat's record, with
+// every repeat's calls and cost.
 type JudgeSummary struct {
 	Judge     string      `json:"judge"`
 	PackHash  string      `json:"packHash"`
@@ -322,6 +335,9 @@ type JudgeSummary struct {
 	SavedUSD  float64     `json:"savedUsd"`
 	File      string      `json:"file,omitempty"`
 	Error     string      `json:"error,omitempty"`
+	// Repeats is how many times the bundle was judged, when more than
+	// once (JudgeOptions.Repeats).
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // Generator is what the judge calls: *cascade.Cascade.
@@ -342,6 +358,13 @@ type JudgeOptions struct {
 	// Run names the record file, <bundle>/judge/<Run>.json; no file is
 	// written when empty.
 	Run string
+	// Repeats is how many times Judge judges each bundle (eval
+	// --judge-repeat K; 0 or 1: once), since the same model on the same
+	// input varies from one call to the next. Repeat 1 is the plain
+	// judging; repeat I > 1 is recorded as Run@I (replay.RepeatRun) and
+	// its every request carries I (cascade.Input.Repeat), so that the
+	// response cache keeps it apart from the other repeats.
+	Repeats int
 }
 
 // AnswerPrompt is the answerer's request for one briefing.
@@ -554,11 +577,19 @@ type JudgeTask struct {
 	pack  *JudgePack
 	opt   JudgeOptions
 	rec   *JudgeRecord
+	// repeat is which repeat of the judging this is (1: the plain one).
+	repeat int
 }
 
 // NewJudgeTask is the judging of r with opt; nil when r has no question
-// to ask or no briefing to ask it of (such a bundle is left alone).
+// to ask or no briefing to ask it of (such a bundle is left alone). It is
+// the first repeat, whatever opt.Repeats.
 func NewJudgeTask(r *BundleResult, opt JudgeOptions) *JudgeTask {
+	return newJudgeTask(r, opt, 1)
+}
+
+// newJudgeTask is NewJudgeTask for repeat i of the judging.
+func newJudgeTask(r *BundleResult, opt JudgeOptions, i int) *JudgeTask {
 	qs := Questions(r.Probes, opt.MaxQuestions)
 	if len(qs) == 0 || len(r.Briefings) == 0 {
 		return nil
@@ -567,8 +598,11 @@ func NewJudgeTask(r *BundleResult, opt JudgeOptions) *JudgeTask {
 	if pack == nil {
 		pack = DefaultJudgePack()
 	}
-	t := &JudgeTask{R: r, Questions: qs, pack: pack, opt: opt,
+	t := &JudgeTask{R: r, Questions: qs, pack: pack, opt: opt, repeat: max(i, 1),
 		rec: &JudgeRecord{Judge: opt.Judge, Pack: pack.Name, PackHash: pack.Hash(), Questions: qs}}
+	if i > 1 {
+		t.rec.Repeat = i
+	}
 	for _, b := range r.Briefings {
 		t.Names = append(t.Names, b.Name)
 	}
@@ -577,7 +611,25 @@ func NewJudgeTask(r *BundleResult, opt JudgeOptions) *JudgeTask {
 
 // AnswerInput is the answerer's request for one briefing's text.
 func (t *JudgeTask) AnswerInput(briefing string) cascade.Input {
-	return t.pack.AnswerPrompt(briefing, t.Questions)
+	return t.repeated(t.pack.AnswerPrompt(briefing, t.Questions))
+}
+
+// repeated marks in as the task's repeat, from the second on: the first
+// keeps the plain request's cache key.
+func (t *JudgeTask) repeated(in cascade.Input) cascade.Input {
+	if t.repeat > 1 {
+		in.Repeat = t.repeat
+	}
+	return in
+}
+
+// run is the name of the task's record: the options' Run for the first
+// repeat, Run@I for repeat I.
+func (t *JudgeTask) run() string {
+	if t.opt.Run == "" {
+		return ""
+	}
+	return replay.RepeatRun(t.opt.Run, t.repeat)
 }
 
 // Order is the order the briefings' answer sets are shown to the judge in.
@@ -592,7 +644,7 @@ func (t *JudgeTask) Order() []string { return shuffleOrder(t.Names, t.Questions)
 func (t *JudgeTask) GradeInput(answers map[string][]string) cascade.Input {
 	t.rec.Order = t.Order()
 	sets := t.sets(answers)
-	in := t.pack.GradePrompt(t.Questions, sets)
+	in := t.repeated(t.pack.GradePrompt(t.Questions, sets))
 	in.Check = func(text string) error {
 		grades := ParseGrades(text, len(sets), len(t.Questions))
 		missing := 0
@@ -636,6 +688,18 @@ func (t *JudgeTask) Fail(calls []JudgeCall, err error) error {
 // briefings and r.Judge. calls are every call made: the answers', then
 // the grade's.
 func (t *JudgeTask) Finish(calls []JudgeCall, answers map[string][]string, gradeText string) error {
+	if err := t.grade(calls, answers, gradeText); err != nil {
+		return t.Fail(nil, fmt.Errorf("judge: %w", err))
+	}
+	t.apply(t.rec)
+	return nil
+}
+
+// grade completes the task's record from the answers and the judge's
+// answer gradeText, and writes it when the options name a run. calls are
+// every call made: the answers', then the grade's. Its error is the
+// record's writing.
+func (t *JudgeTask) grade(calls []JudgeCall, answers map[string][]string, gradeText string) error {
 	rec, qs, names := t.rec, t.Questions, t.Names
 	r := t.R
 	rec.Calls = append(rec.Calls, calls...)
@@ -678,13 +742,12 @@ func (t *JudgeTask) Finish(calls []JudgeCall, answers map[string][]string, grade
 		rec.CostUSD = cascade.RoundUSD(rec.CostUSD + c.CostUSD)
 		rec.SavedUSD = cascade.RoundUSD(rec.SavedUSD + c.SavedUSD)
 	}
-	if t.opt.Run != "" {
-		rec.File = bundle.JudgePath(r.Bundle, t.opt.Run)
-		if err := writeRecord(r.Bundle, t.opt.Run, rec); err != nil {
-			return t.Fail(nil, fmt.Errorf("judge: %w", err))
+	if run := t.run(); run != "" {
+		rec.File = bundle.JudgePath(r.Bundle, run)
+		if err := writeRecord(r.Bundle, run, rec); err != nil {
+			return err
 		}
 	}
-	t.apply(rec)
 	return nil
 }
 
@@ -706,11 +769,45 @@ func (t *JudgeTask) apply(rec *JudgeRecord) {
 // judge grade all the answer sets in one call, in shuffled order. It sets
 // each BriefingScore's Judged and r.Judge, and writes the record when
 // opt.Run is set. A bundle without probes or briefings is left alone.
+//
+// With opt.Repeats K > 1 it does so K times, one repeat after the other,
+// each a request of its own (JudgeOptions.Repeats): the scores are the
+// first repeat's, each Judged lists every repeat's score (Repeats), and
+// r.Judge carries every repeat's calls. A repeat that fails leaves the
+// bundle unjudged, with the error; the records of the repeats before it
+// are written, and their answers cached.
 func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt JudgeOptions) error {
-	t := NewJudgeTask(r, opt)
-	if t == nil {
-		return nil
+	k := max(opt.Repeats, 1)
+	tasks := make([]*JudgeTask, 0, k)
+	for i := 1; i <= k; i++ {
+		t := newJudgeTask(r, opt, i)
+		if t == nil {
+			return nil
+		}
+		tasks = append(tasks, t)
+		if err := t.ask(ctx, texts); err != nil {
+			if k > 1 {
+				err = fmt.Errorf("judge: repeat %d of %d: %w", i, k, err)
+			} else {
+				err = fmt.Errorf("judge: %w", err)
+			}
+			r.Judge = repeatsSummary(tasks, k)
+			r.Judge.Error = err.Error()
+			return err
+		}
 	}
+	tasks[0].apply(tasks[0].rec)
+	if k > 1 {
+		r.Judge = repeatsSummary(tasks, k)
+		setJudgedRepeats(r, tasks)
+	}
+	return nil
+}
+
+// ask is one judging of the task's bundle: the answers, from every
+// briefing at once, then the grade; the task's record holds the calls
+// made, and is complete (and written) when ask returns no error.
+func (t *JudgeTask) ask(ctx context.Context, texts map[string]string) error {
 	names := t.Names
 	answers := map[string][]string{}
 	calls := make([]JudgeCall, len(names))
@@ -721,7 +818,7 @@ func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt Ju
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			text, c, err := opt.call(ctx, "answer "+name, t.AnswerInput(texts[name]))
+			text, c, err := t.call(ctx, "answer "+name, t.AnswerInput(texts[name]))
 			calls[i], errs[i] = c, err
 			if err == nil {
 				mu.Lock()
@@ -733,15 +830,26 @@ func Judge(ctx context.Context, r *BundleResult, texts map[string]string, opt Ju
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return t.Fail(calls, fmt.Errorf("judge: answering from %s: %w", names[i], err))
+			t.rec.Calls = append(t.rec.Calls, calls...)
+			return fmt.Errorf("answering from %s: %w", names[i], err)
 		}
 	}
-	text, c, err := opt.call(ctx, "grade", t.GradeInput(answers))
+	text, c, err := t.call(ctx, "grade", t.GradeInput(answers))
 	calls = append(calls, c)
 	if err != nil {
-		return t.Fail(calls, fmt.Errorf("judge: grading: %w", err))
+		t.rec.Calls = append(t.rec.Calls, calls...)
+		return fmt.Errorf("grading: %w", err)
 	}
-	return t.Finish(calls, answers, text)
+	return t.grade(calls, answers, text)
+}
+
+// call is JudgeOptions.call, the call marked with the task's repeat.
+func (t *JudgeTask) call(ctx context.Context, purpose string, in cascade.Input) (string, JudgeCall, error) {
+	text, c, err := t.opt.call(ctx, purpose, in)
+	if t.repeat > 1 {
+		c.Repeat = t.repeat
+	}
+	return text, c, err
 }
 
 // ErrNoJudgeRecord: a bundle has no judge record for the run.

@@ -13,7 +13,7 @@ import (
 // JudgePlanOptions say which model judges and how. The plan's errors name
 // them as compact eval's flags do (--judge, --judge-base-url,
 // --judge-api-model, --judge-pack, --judge-questions, --judge-run,
-// --judge-timeout, --batch).
+// --judge-repeat, --judge-timeout, --batch).
 type JudgePlanOptions struct {
 	// Model is the judge's model, planned as a replay's one model: Model
 	// (a model of the table or a configured server) or BaseURL, with
@@ -26,6 +26,9 @@ type JudgePlanOptions struct {
 	Questions int
 	// Run names the judge's record (default: the judge model's run name).
 	Run string
+	// Repeats is how many times each bundle is judged (JudgeOptions.
+	// Repeats), 1 to replay.MaxRepeat; 0 is 1 (see CheckJudgeRepeat).
+	Repeats int
 	// Batch: the calls go through the provider's batch API.
 	Batch bool
 	// Known lists the models a judge can be, for the error that refuses
@@ -39,11 +42,17 @@ type JudgePlanOptions struct {
 // (TuneJudgeCascade); the caller gives it its response cache.
 func PlanJudge(o JudgePlanOptions) (*JudgeOptions, *cascade.Cascade, error) {
 	m := o.Model
+	if o.Repeats == 0 {
+		o.Repeats = 1
+	}
+	if err := CheckJudgeRepeat(o.Repeats); err != nil {
+		return nil, nil, err
+	}
 	if m.Model == "" && m.BaseURL == "" {
 		for _, fl := range []struct {
 			set  bool
 			name string
-		}{{m.APIModel != "", "--judge-api-model"}, {o.Pack != "", "--judge-pack"}, {o.Run != "", "--judge-run"}, {m.Timeout != 0, "--judge-timeout"}} {
+		}{{m.APIModel != "", "--judge-api-model"}, {o.Pack != "", "--judge-pack"}, {o.Run != "", "--judge-run"}, {o.Repeats > 1, "--judge-repeat"}, {m.Timeout != 0, "--judge-timeout"}} {
 			if fl.set {
 				return nil, nil, fmt.Errorf("eval: %s goes with --judge MODEL or --judge-base-url URL", fl.name)
 			}
@@ -55,6 +64,9 @@ func PlanJudge(o JudgePlanOptions) (*JudgeOptions, *cascade.Cascade, error) {
 	}
 	if o.Batch && m.Model == "" {
 		return nil, nil, fmt.Errorf("eval: --batch goes with --judge MODEL: a server (--judge-base-url) has no batch API")
+	}
+	if o.Batch && o.Repeats > 1 {
+		return nil, nil, fmt.Errorf("eval: --batch does not take --judge-repeat: judge the repeats without --batch (each a call of its own at the full price), or once with it")
 	}
 	if m.Model == "builtin" {
 		var known []string
@@ -83,6 +95,16 @@ func PlanJudge(o JudgePlanOptions) (*JudgeOptions, *cascade.Cascade, error) {
 		}
 		return nil, nil, fmt.Errorf("eval: %s", msg)
 	}
+	run := o.Run
+	if run == "" {
+		run = plan.Run
+	}
+	if err := replay.ValidRunName(run); err != nil {
+		return nil, nil, fmt.Errorf("eval: --judge-run: %v", err)
+	}
+	if base, i := replay.RepeatOf(run); o.Repeats > 1 && i > 1 {
+		return nil, nil, fmt.Errorf("eval: --judge-repeat: the judge run %s is already repeat %d of %s; give the base name (--judge-run %s)", run, i, base, base)
+	}
 	if cs := plan.Cascade; cs != nil {
 		for _, id := range plan.Order {
 			if m, ok := cs.Models.Lookup(id); ok && cs.Providers[m.Provider] != nil && cs.Providers[m.Provider].Kind() == cascade.KindBuiltin {
@@ -97,14 +119,16 @@ func PlanJudge(o JudgePlanOptions) (*JudgeOptions, *cascade.Cascade, error) {
 		// asked for its most likely answer.
 		TuneJudgeCascade(cs)
 	}
-	run := o.Run
-	if run == "" {
-		run = plan.Run
+	return &JudgeOptions{Model: plan.Gen, Order: plan.Order, Judge: plan.Order[0], Pack: pack, MaxQuestions: o.Questions, Run: run, Repeats: o.Repeats}, plan.Cascade, nil
+}
+
+// CheckJudgeRepeat checks --judge-repeat k: 1 to replay.MaxRepeat
+// judgings of each bundle.
+func CheckJudgeRepeat(k int) error {
+	if k < 1 || k > replay.MaxRepeat {
+		return fmt.Errorf("eval: --judge-repeat: want 1 to %d judgings of each bundle, got %d", replay.MaxRepeat, k)
 	}
-	if err := replay.ValidRunName(run); err != nil {
-		return nil, nil, fmt.Errorf("eval: --judge-run: %v", err)
-	}
-	return &JudgeOptions{Model: plan.Gen, Order: plan.Order, Judge: plan.Order[0], Pack: pack, MaxQuestions: o.Questions, Run: run}, plan.Cascade, nil
+	return nil
 }
 
 // NothingToScore says why there is nothing to evaluate, nil when there

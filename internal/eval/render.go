@@ -210,7 +210,11 @@ func (r *Report) judgedPairsTable() [][]string {
 
 func (r *Report) judgeLine() string {
 	j := r.Judge
-	line := fmt.Sprintf("judged by %s (pack %s): %s, %s (%d from the cache), cost $%.6f", j.Judge, j.PackHash, plural(j.Bundles, "bundle"), plural(j.Calls, "call"), j.Cached, j.CostUSD)
+	bundles := plural(j.Bundles, "bundle")
+	if j.Repeats > 1 {
+		bundles += fmt.Sprintf(", %d times each", j.Repeats)
+	}
+	line := fmt.Sprintf("judged by %s (pack %s): %s, %s (%d from the cache), cost $%.6f", j.Judge, j.PackHash, bundles, plural(j.Calls, "call"), j.Cached, j.CostUSD)
 	if j.SavedUSD > 0 {
 		line += fmt.Sprintf(", saved $%.6f", j.SavedUSD)
 	}
@@ -332,6 +336,10 @@ func (r *Report) WriteText(w io.Writer, opt TextOptions) error {
 	if t := r.judgedTable(); t != nil {
 		fmt.Fprintf(ew, "\n%s\n\n", r.judgeLine())
 		writeAligned(ew, t)
+		if p := r.judgedRepeatsTable(); p != nil {
+			fmt.Fprintln(ew)
+			writeAligned(ew, p)
+		}
 		if p := r.judgedPairsTable(); p != nil {
 			fmt.Fprintln(ew)
 			writeAligned(ew, p)
@@ -440,6 +448,10 @@ func (r *Report) WriteMarkdown(w io.Writer, opt TextOptions) error {
 	if t := r.judgedTable(); t != nil {
 		fmt.Fprintf(ew, "\n%s.\n\n", r.judgeLine())
 		mdTable(ew, t)
+		if p := r.judgedRepeatsTable(); p != nil {
+			fmt.Fprintln(ew)
+			mdTable(ew, p)
+		}
 		if p := r.judgedPairsTable(); p != nil {
 			fmt.Fprintln(ew)
 			mdTable(ew, p)

@@ -47,11 +47,16 @@ type SideSummary struct {
 
 // JudgedSummary is a side's judged scores (0 to 5): the mean over the
 // bundles judged of each briefing's score, per dimension and per kind.
+// With the judging repeated (eval --judge-repeat K > 1) the scores are the
+// first repeat's, and Repeats is the spread over the K repeats of the
+// side's mean score over the same bundles (a bundle is judged only when
+// every repeat is); nil otherwise.
 type JudgedSummary struct {
 	Bundles    int                `json:"bundles"`
 	Score      float64            `json:"score"`
 	Dimensions map[string]float64 `json:"dimensions"`
 	Kinds      map[Kind]float64   `json:"kinds"`
+	Repeats    *Spread            `json:"repeats,omitempty"`
 }
 
 // Paired compares two sides' scores over the bundles where both have
@@ -81,6 +86,9 @@ type ReportJudge struct {
 	Cached   int     `json:"cached"`
 	CostUSD  float64 `json:"costUsd"`
 	SavedUSD float64 `json:"savedUsd"`
+	// Repeats is how many times each bundle was judged, when more than
+	// once (eval --judge-repeat); Calls and the cost count every repeat.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // Pair compares side B with side A over the bundles both have, on the
@@ -666,6 +674,7 @@ func summariseJudged(results []*BundleResult, name string) *JudgedSummary {
 	for k := range js.Kinds {
 		js.Kinds[k] /= float64(kn[k])
 	}
+	js.Repeats = judgedRepeatSpread(results, name)
 	return js
 }
 
@@ -695,6 +704,7 @@ func judgeTotals(results []*BundleResult) *ReportJudge {
 		if b.Judge.Error == "" {
 			rj.Bundles++
 		}
+		rj.Repeats = max(rj.Repeats, b.Judge.Repeats)
 		for _, c := range b.Judge.Calls {
 			rj.Calls++
 			if c.Cached {

@@ -375,7 +375,7 @@ func isDrop(name string) bool {
 const DumpFactor = 1.5
 
 // Validate builds the ladder of every bundle of dirs that has a recorded
-// briefing (actual-output.md) and scores its rungs by the grounded
+// briefing (bundle.FileActual) and scores its rungs by the grounded
 // headline and by the coverage probes, then tells how often each measure
 // orders the rungs as their degradation does, and whether a history
 // dump well over the target ever scores at or above the recorded
