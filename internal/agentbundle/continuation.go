@@ -6,7 +6,6 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -14,22 +13,9 @@ import (
 // it, up to the next compaction or the end of the session), as a compact
 // history: the same layout as compact-history.xml, at most
 // extract.ContinuationTurns user and assistant turns, with the tools' outputs
-// (convo.RenderContinuation).
+// (convo.Continuation).
 func Continuation(msgs []strategy.Message, cwd string, outcomes map[string]string) string {
-	turns, end := 0, len(msgs)
-	for i := range msgs {
-		if r := msgs[i].Role; r == strategy.RoleUser || r == strategy.RoleAssistant {
-			if turns == extract.ContinuationTurns {
-				end = i
-				break
-			}
-			turns++
-		}
-	}
-	if turns == 0 {
-		return ""
-	}
-	return history.ToWellFormed(convo.RenderContinuation(msgs[:end], convo.RenderOptions{Verbs: true, Cwd: cwd, Outcomes: outcomes}, extract.ContinuationOutput))
+	return convo.Continuation(msgs, convo.RenderOptions{Verbs: true, Cwd: cwd, Outcomes: outcomes}, extract.ContinuationTurns, extract.ContinuationOutput)
 }
 
 // continuation writes the continuation of the bundle written last (if

@@ -3,10 +3,34 @@ package convo
 import (
 	"strings"
 
+	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/strategy"
 )
+
+// Continuation renders msgs, what followed a compaction (up to the next
+// one or the end), as RenderContinuation does, with at most maxTurns user
+// and assistant turns and maxOutput bytes of each tool's output, lone
+// surrogates made well-formed: the continuation.xml of an agent's bundle
+// (agentbundle), and what compact simulate mines its grounded probes
+// from. "" when msgs hold no user or assistant turn.
+func Continuation(msgs []strategy.Message, opts RenderOptions, maxTurns, maxOutput int) string {
+	turns, end := 0, len(msgs)
+	for i := range msgs {
+		if r := msgs[i].Role; r == strategy.RoleUser || r == strategy.RoleAssistant {
+			if turns == maxTurns {
+				end = i
+				break
+			}
+			turns++
+		}
+	}
+	if turns == 0 {
+		return ""
+	}
+	return history.ToWellFormed(RenderContinuation(msgs[:end], opts, maxOutput))
+}
 
 // RenderContinuation renders what a session did after a compaction as
 // Render does, with each tool's output after the turn that called it,

@@ -167,7 +167,8 @@ func writeRows(w io.Writer, rows []Row, knob string) {
 
 // writeProbeRows writes the table of the offline probe scores: per row
 // the compactions scored, the probes mined from what they replaced, how
-// many the summaries kept, and per kind.
+// many the summaries kept, and per kind; then the mean grounded score and
+// the compactions measurable by it.
 func writeProbeRows(w io.Writer, rows []Row, knob string) {
 	fmt.Fprintln(w, "\noffline probe scores of what each compaction replaced (as compact eval scores a briefing):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -179,7 +180,7 @@ func writeProbeRows(w io.Writer, rows []Row, knob string) {
 	for _, k := range eval.Kinds {
 		head += "\t" + string(k)
 	}
-	head += "\t"
+	head += "\tgrounded\tmeasurable\t"
 	if knob != "" {
 		head = knob + "\t" + head
 	}
@@ -195,16 +196,27 @@ func writeProbeRows(w io.Writer, rows []Row, knob string) {
 			for range eval.Kinds {
 				fmt.Fprint(tw, "\t-")
 			}
-			fmt.Fprintln(tw, "\t")
+			fmt.Fprintln(tw, "\t-\t-\t")
 			continue
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d %s", p.Scored, p.Overall.Total, p.Overall.Kept, pct(p.Overall.Kept, p.Overall.Total))
 		for _, k := range eval.Kinds {
 			fmt.Fprintf(tw, "\t%d/%d", p.Kinds[k].Kept, p.Kinds[k].Total)
 		}
-		fmt.Fprintln(tw, "\t")
+		fmt.Fprintf(tw, "\t%s\t%d\t\n", groundedText(p), p.Measurable)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "probes and kept: coverage, mined from what the compactions replaced; grounded: the mean score on what the agent")
+	fmt.Fprintln(w, "used next that only the replaced part held, over the compactions measurable by it (n/a: none)")
+}
+
+// groundedText is a strategy's mean grounded score, "n/a" when no
+// compaction was measurable by it.
+func groundedText(p *ProbeTotals) string {
+	if p == nil || p.Grounded == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", *p.Grounded)
 }
 
 func pct(a, b int) string {
@@ -218,8 +230,8 @@ func pct(a, b int) string {
 // and summarizer calls, the tokens sent and saved (against sending every
 // message at every step), the tokens the cache wrote again after the
 // compactions, the summarizer's tokens, and in dollars the cache rewrites,
-// the summaries and the total, beside the total with no compaction and
-// the probes the compactions kept.
+// the summaries and the total, beside the total with no compaction, the
+// probes the compactions kept and their mean grounded score.
 func writeCostRows(w io.Writer, rows []Row, knob string) {
 	var prices, sumPrices *Prices
 	mixed := false
@@ -243,7 +255,7 @@ func writeCostRows(w io.Writer, rows []Row, knob string) {
 	}
 	fmt.Fprintln(w, head+":")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	nameW := strategyHead(tw, rows, knob, "compactions\tsummarizer calls\ttokens sent\tsaved\tcache rewrites\tsummarizer in\tsummarizer out\tcache $\tsummaries $\ttotal $\tno compaction $\tprobes kept")
+	nameW := strategyHead(tw, rows, knob, "compactions\tsummarizer calls\ttokens sent\tsaved\tcache rewrites\tsummarizer in\tsummarizer out\tcache $\tsummaries $\ttotal $\tno compaction $\tprobes kept\tgrounded")
 	for _, row := range rows {
 		c := row.Cost
 		if c == nil {
@@ -257,10 +269,10 @@ func writeCostRows(w io.Writer, rows []Row, knob string) {
 			kept = pct(p.Overall.Kept, p.Overall.Total)
 			kept = kept[1 : len(kept)-1]
 		}
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", nameW, row.Strategy,
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", nameW, row.Strategy,
 			row.Compactions, c.SummarizerCalls, fmtInt(row.TokensSent), fmtInt(c.RawTokens-row.TokensSent),
 			fmtInt(c.RewrittenTokens), fmtInt(c.SummarizerIn), fmtInt(c.SummarizerOut),
-			fmtUSD(c.CacheUSD), fmtUSD(c.SummaryUSD), fmtUSD(c.TotalUSD), fmtUSD(c.RawUSD), kept)
+			fmtUSD(c.CacheUSD), fmtUSD(c.SummaryUSD), fmtUSD(c.TotalUSD), fmtUSD(c.RawUSD), kept, groundedText(row.Probes))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "total $: the context (cache reads and writes) and the summaries; cache $: the context written again after compactions; saved and no compaction $: against sending every message at every step")

@@ -219,11 +219,12 @@ func TestCompareCostTable(t *testing.T) {
 		t.Fatalf("no cost table:\n%s", out)
 	}
 	lines := strings.Split(out[i+1:], "\n")
-	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "strategy") || !strings.Contains(lines[1], "cache $  summaries $  total $  no compaction $  probes kept") {
+	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "strategy") || !strings.Contains(lines[1], "cache $  summaries $  total $  no compaction $  probes kept  grounded") {
 		t.Errorf("head %q", lines[1])
 	}
 	for k, name := range names {
-		if f := strings.Fields(lines[2+k]); len(f) != 13 || f[0] != name || !strings.HasPrefix(f[10], "$") || !strings.HasSuffix(f[12], "%") {
+		f := strings.Fields(lines[2+k])
+		if len(f) != 14 || f[0] != name || !strings.HasPrefix(f[10], "$") || !strings.HasSuffix(f[12], "%") || f[13] != groundedText(rep.rows[k].Probes) {
 			t.Errorf("row %q", lines[2+k])
 		}
 	}

@@ -6,7 +6,9 @@ import (
 
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/strategy"
 )
@@ -54,12 +56,23 @@ type ProbeTotals struct {
 	Scored  int                      `json:"scored"`
 	Kinds   map[eval.Kind]eval.Tally `json:"kinds"`
 	Overall eval.Tally               `json:"overall"`
+	// Measurable counts the compactions scored that have grounded
+	// probes; Grounded is the mean of their grounded scores (nil when
+	// none has), GroundedProbes and GroundedKinds add up their probes.
+	Measurable     int                      `json:"groundedMeasurable"`
+	Grounded       *float64                 `json:"grounded"`
+	GroundedProbes eval.Tally               `json:"groundedProbes"`
+	GroundedKinds  map[eval.Kind]eval.Tally `json:"groundedKinds"`
+	groundedSum    float64
 }
 
 func newProbeTotals() *ProbeTotals {
-	t := &ProbeTotals{Kinds: map[eval.Kind]eval.Tally{}}
+	t := &ProbeTotals{Kinds: map[eval.Kind]eval.Tally{}, GroundedKinds: map[eval.Kind]eval.Tally{}}
 	for _, k := range eval.Kinds {
 		t.Kinds[k] = eval.Tally{}
+	}
+	for _, k := range eval.GroundedKinds {
+		t.GroundedKinds[k] = eval.Tally{}
 	}
 	return t
 }
@@ -74,6 +87,20 @@ func (t *ProbeTotals) add(s *SummaryScore) {
 	}
 	t.Overall.Kept += s.Overall.Kept
 	t.Overall.Total += s.Overall.Total
+	if g := s.Grounded; g != nil {
+		t.Measurable++
+		t.groundedSum += g.Score
+		mean := t.groundedSum / float64(t.Measurable)
+		t.Grounded = &mean
+		t.GroundedProbes.Kept += g.Kept
+		t.GroundedProbes.Total += g.Probes
+		for k, n := range g.Kinds {
+			c := t.GroundedKinds[k]
+			c.Kept += n.Kept
+			c.Total += n.Total
+			t.GroundedKinds[k] = c
+		}
+	}
 }
 
 // totalsOf adds up scores; nil when there is none.
@@ -104,6 +131,10 @@ type SummaryScore struct {
 	Overall eval.Tally               `json:"overall"`
 	// Lost are the probes the summary does not answer.
 	Lost []eval.Probe `json:"lost"`
+	// Grounded is the compaction scored on the grounded probes (what the
+	// agent used next; see grounded.go), nil when it has none: not
+	// measurable.
+	Grounded *GroundedScore `json:"grounded"`
 }
 
 // scoreRun scores every compaction one simulation kept, on up to workers
@@ -119,7 +150,16 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 	var out []SummaryScore
 	var call []int     // per score: the summarizer call, -1 none
 	var brief []string // per score: what stands for the messages, when more than the summary
-	k := 0             // summarizer calls met
+	var at []*strategy.StepReport
+	next := map[int]int{} // by step: the message of the next kept compaction's step (-1: none)
+	following := -1
+	for i := len(tl.Steps) - 1; i >= 0; i-- {
+		next[tl.Steps[i].Step] = following
+		if s := &tl.Steps[i]; s.Rejected == "" && s.Compacted > 0 {
+			following = s.Index
+		}
+	}
+	k := 0 // summarizer calls met
 	for i := range tl.Steps {
 		s := &tl.Steps[i]
 		if s.SummarizerCalled {
@@ -146,6 +186,7 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		out = append(out, sc)
 		call = append(call, c)
 		brief = append(brief, s.Briefing)
+		at = append(at, s)
 	}
 	if k != len(rec.calls) {
 		// Calls and steps do not pair up: only the compactions made
@@ -153,12 +194,13 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		n := 0
 		for i := range out {
 			if call[i] < 0 {
-				out[n], call[n], brief[n] = out[i], call[i], brief[i]
+				out[n], call[n], brief[n], at[n] = out[i], call[i], brief[i], at[i]
 				n++
 			}
 		}
-		out, call, brief = out[:n], call[:n], brief[:n]
+		out, call, brief, at = out[:n], call[:n], brief[:n], at[:n]
 	}
+	all, pos := afterSteps(j, branch)
 	rewrite := strategy.Rewrites[j.name]
 	var calls map[string]*strategy.ToolCall // the strategies that rewrite: every call by id
 	if rewrite != nil && len(out) > 0 {
@@ -184,12 +226,17 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 		for i := lo; i < hi; i++ {
 			sc := &out[i]
 			var hist, text string
+			target := 0 // the grounded score's
 			switch sc.Replaced {
 			case ReplacedSummarized:
 				hist = probeHistory(rec.messages(call[i]), rec.prev[call[i]], profile, cwd, outcomes)
 				text = sc.Summary
+				if target = rec.targets[call[i]]; target <= 0 {
+					target = prompt.DefaultTargetChars
+				}
 				if brief[i] != "" {
 					text = brief[i]
+					target += max(0, history.Len16(text)-history.Len16(sc.Summary))
 				}
 			case ReplacedPruned:
 				hist, text = pruned(branch, steps[sc.Step].Replaced, calls, rewrite, j.cfg, profile, cwd, outcomes)
@@ -201,6 +248,13 @@ func scoreRun(j job, tl *strategy.Timeline, rec *recorder, profile *serialize.Pr
 				}
 				hist = probeHistory(msgs, "", profile, cwd, outcomes)
 			}
+			st := at[i]
+			kept := ""
+			if sc.Replaced != ReplacedPruned && st.Boundary >= 0 && st.Boundary <= st.Index && st.Index < len(branch) {
+				kept = probeHistory(branch[st.Boundary:st.Index+1], "", profile, cwd, outcomes)
+			}
+			cont := continuation(after(all, pos, st.Index, next[st.Step]), profile, cwd, outcomes)
+			sc.Grounded = groundedOf(hist, cont, kept, text, target)
 			probes := miner.Mine(hist, eval.Options{})
 			bs := eval.ScoreBriefing("", text, probes)
 			sc.Kinds, sc.Overall = bs.Kinds, bs.Overall

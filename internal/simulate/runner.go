@@ -126,10 +126,14 @@ type recorder struct {
 	prev []string
 	// tokens are each answered call's request and summary, for the cost.
 	tokens []callTokens
+	// targets are each call's target size (UTF-16 units), for the
+	// grounded scores.
+	targets []int
 }
 
 func (r *recorder) Summarize(ctx context.Context, req strategy.SummaryRequest) (string, error) {
 	r.record(req.Compacted, req.Previous)
+	r.targets = append(r.targets, req.TargetChars)
 	text, err := r.inner.Summarize(ctx, req)
 	if err == nil {
 		r.tokens = append(r.tokens, callTokens{in: textTokens(req.System) + textTokens(req.User), out: textTokens(text)})

@@ -25,7 +25,8 @@
 // system overhead the agent sent at its first step), the must-keep
 // retention of the final summary, the offline probe scores of every
 // compaction (probes mined from what it replaced and answered by its
-// summary, as `compact eval` scores a briefing; see probes.go), the cost
+// summary, as `compact eval` scores a briefing; see probes.go), and on
+// eval's grounded probes, what the agent used next (grounded.go), the cost
 // of every run (the context with the provider's prompt cache, the cache
 // a compaction invalidates, the summaries; see cost.go), the comparison
 // with the recorded boundaries and the text rendering. It reads no configuration file: the caller resolves

@@ -149,13 +149,15 @@ func pluralSummaries(n int) string {
 	return fmt.Sprintf("%d summaries", n)
 }
 
-// probeText is "40/52 probes kept (77%): artifact 20/25, recall 10/12, …".
+// probeText is "40/52 probes kept (77%): artifact 20/25, recall 10/12,
+// …; grounded 0.750 (2 of 3 measurable)".
 func probeText(p *ProbeTotals) string {
 	var parts []string
 	for _, k := range eval.Kinds {
 		parts = append(parts, fmt.Sprintf("%s %d/%d", k, p.Kinds[k].Kept, p.Kinds[k].Total))
 	}
-	return fmt.Sprintf("%d/%d probes kept %s: %s", p.Overall.Kept, p.Overall.Total, pct(p.Overall.Kept, p.Overall.Total), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d/%d probes kept %s: %s; grounded %s (%d of %d measurable)", p.Overall.Kept, p.Overall.Total, pct(p.Overall.Kept, p.Overall.Total), strings.Join(parts, ", "),
+		groundedText(p), p.Measurable, p.Scored)
 }
 
 func nonNil(s []SummaryScore) []SummaryScore {
