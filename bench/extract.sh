@@ -58,6 +58,7 @@ fi
 
 go build -o "$OUT/compact" .
 go build -o "$OUT/readrows" ./bench/readrows
+echo "compact binary: $(stat -c %s "$OUT/compact") bytes ($(go env GOVERSION), $(go env GOOS)/$(go env GOARCH))"
 bin="$OUT/compact"
 
 if [ -f "$OUT/cleaned-at" ]; then
@@ -72,10 +73,10 @@ run=$(date +%s)
 now() { date +%s.%N; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # The programs' own files are read too: these machines drop them from the
-# page cache as fast as the database, and compact's binary (65 MB, most
-# of it SQLite translated to Go) would then be paged in from disk at the
-# start of each run, about 50 ms on the 500 MB database; sqlite3 and cp
-# are small, but get the same treatment.
+# page cache as fast as the database, and compact's binary (its size is
+# printed above; most of it SQLite translated to Go) would then be paged
+# in from disk at the start of each run, about 50 ms on the 500 MB
+# database; sqlite3 and cp are small, but get the same treatment.
 progs=("$OUT/compact" "$OUT/readrows" "$(command -v sqlite3)" "$(command -v cp)")
 while read -r lib; do progs+=("$lib"); done < <(ldd "$(command -v sqlite3)" | awk '$3 ~ /^\// { print $3 }')
 warm() { cat "$1" "${progs[@]}" > /dev/null; [ -f "$1-wal" ] && cat "$1-wal" > /dev/null; sync; }

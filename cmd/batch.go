@@ -183,6 +183,9 @@ func runBatch(ctx context.Context, verb string, opts *batchOptions) error {
 		}
 	}
 	if verb == "status" && err == nil {
+		if rep.SubmitError != "" {
+			return errors.New(rep.Unsubmitted())
+		}
 		return nil // a report: the failed bundles are in the tally, collect names them
 	}
 	return batchExit(f, cmdName, rep, err)
@@ -201,11 +204,13 @@ func batchExit(f *Factory, command string, rep *batch.Report, err error) error {
 	case err == nil:
 	case errors.Is(err, batch.ErrInterrupted):
 		if rep != nil && rep.Bundles.Pending() > 0 {
-			return interrupted("interrupted with %s still in batches; compact batch collect --run %s goes on", rep.Waiting(), rep.Run)
+			return interrupted("interrupted with %s; compact batch collect --run %s goes on", rep.Waiting(), rep.Run)
 		}
 		return interrupted("interrupted; compact batch collect goes on")
 	case errors.Is(err, batch.ErrNoRun), errors.Is(err, batch.ErrUnfinished), errors.Is(err, batch.ErrNoKey):
 		return usageErr("%v", err)
+	case errors.Is(err, batch.ErrSubmit) && rep != nil && rep.SubmitError != "":
+		return errors.New(rep.Unsubmitted()) // what is in batches, what is not, what to do
 	default:
 		return err
 	}
@@ -238,9 +243,11 @@ func printBatchReport(f *Factory, rep *batch.Report, verb string) error {
 		case c.Pending() > 0 && verb == "eval":
 			fmt.Fprintf(f.IO.ErrOut, "compact eval: %s not answered yet (%d in batches, %d to submit); run this command again later, or compact batch collect --run %s [--wait], to go on (state: %s)\n",
 				plural(c.Pending(), "judge request"), c.Submitted, c.Queued, rep.Run, rep.State)
-		case c.Pending() > 0 && verb != "cancel":
-			fmt.Fprintf(f.IO.ErrOut, "compact batch %s: %s still in batches; run compact batch collect --run %s again later, or with --wait\n",
+		case c.Submitted > 0 && (verb == "status" || verb == "collect") && rep.SubmitError == "":
+			fmt.Fprintf(f.IO.ErrOut, "compact batch %s: %s; run compact batch collect --run %s again later, or with --wait\n",
 				verb, rep.Waiting(), rep.Run)
+		case c.Submitted == 0 && c.Queued > 0 && verb == "status" && rep.SubmitError == "":
+			fmt.Fprintf(f.IO.ErrOut, "compact batch status: nothing in flight: %s; compact batch collect --run %s submits them\n", rep.Waiting(), rep.Run)
 		}
 	}
 	return nil
@@ -287,7 +294,10 @@ func runReplayBatch(ctx context.Context, opts *replayOptions, plan *replay.Plan,
 	if perr := printBatchReport(f, rep, "submit"); perr != nil {
 		return perr
 	}
-	if err != nil && !errors.Is(err, batch.ErrInterrupted) {
+	switch {
+	case errors.Is(err, batch.ErrSubmit) && rep.Bundles.Submitted == 0:
+		return fmt.Errorf("nothing was submitted: %v; fix the cause, then run this command again (or compact batch collect --run %s) to submit the %s", err, run, plural(rep.Bundles.Queued, "bundle"))
+	case err != nil && !errors.Is(err, batch.ErrInterrupted) && !errors.Is(err, batch.ErrSubmit):
 		return fmt.Errorf("%v; compact batch collect --run %s submits the rest", err, run)
 	}
 	return batchExit(f, "replay", rep, err)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,94 @@ func TestBatchUsageErrors(t *testing.T) {
 	delete(noKey, "OPENAI_API_KEY")
 	if code, _, errOut := runIn(t, noKey, "batch", "collect", dir); code != 2 || !strings.Contains(errOut, "OPENAI_API_KEY") {
 		t.Fatalf("collect without the key: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestBatchSubmissionFails: a provider that refuses the upload gets
+// nothing submitted. replay says so under its own name, with the
+// provider's error and what to do (exit 1); batch status and collect say
+// nothing is in flight and why (exit 1), never that bundles are in
+// batches; once the cause is gone, the same replay command submits the
+// run anew.
+func TestBatchSubmissionFails(t *testing.T) {
+	srv := fakebatch.New()
+	srv.SetUploadError(http.StatusForbidden, "the Batch API is not enabled for this project")
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	env := batchEnv(t, ts.URL)
+	dir := t.TempDir()
+	if _, err := fakebatch.WriteBundles(dir, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	const cause = "submit 7 requests for gpt-5.4-nano to openai: upload of the input file (7 requests): status 403: the Batch API is not enabled for this project"
+	const tally = "bundles: 0 ok, 0 failed, 0 skipped, 0 errors; 0 in batches, 7 to submit; 0 from the response cache\n"
+	code, out, errOut := runIn(t, env, "replay", "--batch", "--run", "night", dir)
+	want := "compact replay: nothing was submitted: " + cause + "; fix the cause, then run this command again (or compact batch collect --run night) to submit the 7 bundles\n"
+	if code != 1 || errOut != want || !strings.Contains(out, tally) || srv.Created() != 0 {
+		t.Fatalf("replay --batch: exit %d, %d batches created\n%s%s\nwant exit 1 and\n%s", code, srv.Created(), out, errOut, want)
+	}
+	for _, verb := range []string{"status", "collect"} {
+		code, out, errOut = runIn(t, env, "batch", verb, dir)
+		want = "compact batch " + verb + ": nothing in flight, 7 bundles not submitted yet: the submission failed: " + cause +
+			"; fix the cause, then compact batch collect --run night submits them\n"
+		if code != 1 || errOut != want || !strings.Contains(out, tally) {
+			t.Fatalf("batch %s: exit %d\n%s%s\nwant exit 1 and\n%s", verb, code, out, errOut, want)
+		}
+	}
+	code, out, _ = runIn(t, env, "--json", "batch", "status", dir)
+	var rep batch.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.SubmitError != cause || rep.Bundles.Submitted != 0 || rep.Bundles.Queued != 7 {
+		t.Fatalf("batch status --json: exit %d, %v\n%s", code, err, out)
+	}
+
+	srv.SetUploadError(0, "")
+	code, out, errOut = runIn(t, env, "replay", "--batch", "--run", "night", dir)
+	if code != 0 || srv.Created() != 1 || !strings.HasPrefix(errOut, "compact replay: submitted 1 batch; next: compact batch status --run night") {
+		t.Fatalf("replay --batch once the uploads go through: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runIn(t, env, "batch", "status", dir)
+	if want := "compact batch status: 7 bundles in batches; run compact batch collect --run night again later, or with --wait\n"; code != 0 || errOut != want {
+		t.Fatalf("batch status: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
+	}
+	if code, out, errOut = runIn(t, env, "batch", "collect", dir); code != 0 || !strings.Contains(out, "bundles: 7 ok") {
+		t.Fatalf("batch collect: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestBatchSubmissionFailsHalfway: the fifth of seven one-request batches
+// is refused. replay says what was submitted and what was not; status
+// says the same (exit 1); collect writes the four answered and says the
+// three left are in no batch.
+func TestBatchSubmissionFailsHalfway(t *testing.T) {
+	srv := fakebatch.New()
+	srv.Limits[fakebatch.OpenAI] = fakebatch.Limits{MaxBytes: 3000}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	env := batchEnv(t, ts.URL)
+	env["COMPACT_BATCH_LIMITS_OPENAI_MAX_REQUESTS"] = "1"
+	dir := t.TempDir()
+	if _, err := fakebatch.WriteBundles(dir, 7, func(i int) string {
+		if i == 4 {
+			return strings.Repeat("too large ", 500)
+		}
+		return ""
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const cause = "submit 1 request for gpt-5.4-nano to openai: upload of the input file (1 request): status 413: file over 3000 bytes; fix the cause, then compact batch collect --run night submits them\n"
+	code, out, errOut := runIn(t, env, "replay", "--batch", "--run", "night", dir)
+	lines := strings.SplitAfter(errOut, "\n")
+	if code != 1 || len(lines) != 3 || !strings.HasPrefix(lines[0], "compact replay: submitted 4 batches; next:") ||
+		lines[1] != "compact replay: 4 bundles in batches and 3 not submitted yet: the submission failed: "+cause {
+		t.Fatalf("replay --batch: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runIn(t, env, "batch", "status", dir)
+	if want := "compact batch status: 4 bundles in batches and 3 not submitted yet: the submission failed: " + cause; code != 1 || errOut != want {
+		t.Fatalf("batch status: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
+	}
+	code, out, errOut = runIn(t, env, "batch", "collect", dir)
+	if want := "compact batch collect: nothing in flight, 3 bundles not submitted yet: the submission failed: " + cause; code != 1 || errOut != want ||
+		!strings.Contains(out, "bundles: 4 ok, 0 failed, 0 skipped, 0 errors; 0 in batches, 3 to submit;") {
+		t.Fatalf("batch collect: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
 	}
 }

@@ -114,10 +114,14 @@ func completeValues(c *cobra.Command, flag string, values ...string) {
 	_ = c.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// plural is "1 bundle", "2 bundles"; word's plural adds s.
+// plural is "1 bundle", "2 bundles"; word's plural adds s (es after ch:
+// "2 batches").
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return fmt.Sprintf("%d %s", n, word)
+	case strings.HasSuffix(word, "ch"):
+		return fmt.Sprintf("%d %ses", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }

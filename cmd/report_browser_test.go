@@ -18,8 +18,9 @@ var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/repor
 
 // TestReportInBrowser looks at the sample database's report as a person
 // would: in headless Chromium at a desktop and a phone's width, with no
-// console error, no exception, nothing loaded, the key parts present and
-// nothing wider than the screen; it opens the worst bundle and filters
+// console error, no exception, nothing loaded, the key parts present,
+// nothing wider than the screen and every run name of a table header
+// shown whole; it opens the worst bundle and filters
 // the list. It skips when there is no Chromium (.ci/run installs
 // Debian's). The screenshots are written to the test's directory; with
 // -update-screenshot the desktop one replaces docs/report.png.
@@ -82,6 +83,8 @@ func TestReportInBrowser(t *testing.T) {
 				Resources int    `json:"resources"`
 				Overflow  int    `json:"overflow"`
 				Width     int    `json:"width"`
+				// Cut: run names of a table header not shown whole.
+				Cut int `json:"cut"`
 			}
 			pageEval(ctx, t, p, `({
 				title: document.title,
@@ -94,10 +97,13 @@ func TestReportInBrowser(t *testing.T) {
 				resources: performance.getEntriesByType("resource").length,
 				overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
 				width: innerWidth,
+				cut: [...document.querySelectorAll(".bhead .sc, #overview table.runs thead th")].filter(e => e.offsetParent &&
+					(e.scrollWidth > e.clientWidth || e.textContent !== e.title && e.title !== "")).length,
 			})`, &page)
 			want := page
 			want.Title, want.Runs, want.Charts, want.Bundles, want.Chains, want.Sims, want.Resources, want.Overflow, want.Width =
 				"compact report: the sample database", 4, 3, 7, 4, 6, 0, 0, vp.width
+			want.Cut = 0
 			if page != want || page.AppMarks == 0 {
 				t.Errorf("page %+v\nwant %+v (and app marks)", page, want)
 			}

@@ -43,7 +43,7 @@ func TestReportWritesOnePage(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.HasPrefix(stdout, out+": 7 bundles, 2 runs, 2 chains; ") || strings.Count(stdout, "\n") != 1 {
+	if !strings.HasPrefix(stdout, out+": 7 bundles, 2 runs, 3 chains; ") || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("stdout %q", stdout)
 	}
 	page, err := os.ReadFile(out)

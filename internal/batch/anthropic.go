@@ -76,7 +76,7 @@ func (a *anthropicService) create(ctx context.Context, tier Tier, f *os.File, si
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("create message batch (%d requests): %w", n, err)
+		return "", fmt.Errorf("create message batch (%s): %w", plural(n, "request"), err)
 	}
 	return b.ID, nil
 }

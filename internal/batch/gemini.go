@@ -91,7 +91,7 @@ func (g *geminiService) create(ctx context.Context, tier Tier, f *os.File, size 
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("create batch (%d requests): %w", n, err)
+		return "", fmt.Errorf("create batch (%s): %w", plural(n, "request"), err)
 	}
 	return job.Name, nil
 }

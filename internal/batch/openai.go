@@ -91,7 +91,7 @@ func (o *openaiService) create(ctx context.Context, tier Tier, f *os.File, size 
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("upload of the input file (%d requests): %w", n, err)
+		return "", fmt.Errorf("upload of the input file (%s): %w", plural(n, "request"), err)
 	}
 	var b openai.BatchResponse
 	err = retry(ctx, func(ctx context.Context) error {

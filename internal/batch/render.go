@@ -60,11 +60,36 @@ func (rep *Report) WriteText(out io.Writer) {
 	}
 }
 
-// Waiting is what the run has still in batches: "N bundles" (a replay's
-// requests) or "N requests" (a judge's).
+// Waiting says what the run has not answered yet, of its requests (a
+// replay's are its bundles, a judge's its calls): "3 bundles in batches",
+// "7 bundles not submitted yet" (none in flight), or "3 bundles in
+// batches and 4 not submitted yet".
 func (rep *Report) Waiting() string {
+	word := "bundle"
 	if rep.Kind == KindJudge {
-		return plural(rep.Bundles.Pending(), "request")
+		word = "request"
 	}
-	return plural(rep.Bundles.Pending(), "bundle")
+	c := rep.Bundles
+	switch {
+	case c.Queued == 0:
+		return plural(c.Submitted, word) + " in batches"
+	case c.Submitted == 0:
+		return plural(c.Queued, word) + " not submitted yet"
+	}
+	return fmt.Sprintf("%s in batches and %d not submitted yet", plural(c.Submitted, word), c.Queued)
+}
+
+// Unsubmitted says what the run's last submission, which failed, left,
+// and what to do: "nothing in flight, 7 bundles not submitted yet: the
+// submission failed: ERROR; fix the cause, then compact batch collect
+// --run RUN submits them"; "" when it did not fail.
+func (rep *Report) Unsubmitted() string {
+	if rep.SubmitError == "" {
+		return ""
+	}
+	w := rep.Waiting()
+	if rep.Bundles.Submitted == 0 {
+		w = "nothing in flight, " + w
+	}
+	return fmt.Sprintf("%s: the submission failed: %s; fix the cause, then compact batch collect --run %s submits them", w, rep.SubmitError, rep.Run)
 }

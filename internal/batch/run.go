@@ -80,6 +80,9 @@ type Report struct {
 	// Unknown counts result lines whose custom id no request of the run
 	// has (ignored).
 	Unknown int `json:"unknownResults,omitempty"`
+	// SubmitError is why the run's last submission failed, when the
+	// requests it left are still waiting to be submitted (Bundles.Queued).
+	SubmitError string `json:"submitError,omitempty"`
 }
 
 // ItemCounts tally the bundles of a run, and the requests still to be
@@ -116,6 +119,17 @@ var ErrInterrupted = errors.New("interrupted")
 
 // ErrNoKey: a model of the run has no API key here.
 var ErrNoKey = errors.New("no API key")
+
+// ErrSubmit: requests could not be submitted (the provider refused the
+// upload or the batch, or it could not be reached); they wait in the
+// run's queues, and the state records why (State.SubmitError).
+var ErrSubmit = errors.New("submission failed")
+
+// submitError marks err as ErrSubmit, its message unchanged.
+type submitError struct{ err error }
+
+func (e submitError) Error() string   { return e.err.Error() }
+func (e submitError) Unwrap() []error { return []error{ErrSubmit, e.err} }
 
 // job is what a run does with its requests: replay bundles or judge
 // them. The runner moves requests through the tiers and batches; the job
@@ -198,7 +212,9 @@ func (r *runner) commit() error {
 }
 
 // end closes the run's files and reports: after an error, the head is
-// read again, so that the report is of what was committed.
+// read again, so that the report is of what was committed; a failed
+// submission is recorded in it (the run is locked: only a submit or a
+// collect submits).
 func (r *runner) end(ctx context.Context, err error) (*Report, error) {
 	r.logs.close()
 	if err != nil {
@@ -206,7 +222,15 @@ func (r *runner) end(ctx context.Context, err error) (*Report, error) {
 			r.st = st
 		}
 	}
-	return r.report(), stopped(ctx, err)
+	err = stopped(ctx, err)
+	if errors.Is(err, ErrSubmit) && !errors.Is(err, ErrInterrupted) {
+		r.st.SubmitError, r.st.SubmitFailedAt = err.Error(), r.stamp()
+		r.st.UpdatedAt = r.st.SubmitFailedAt
+		if werr := writeState(r.dir, r.st); werr != nil {
+			err = fmt.Errorf("%w (and recording it: %v)", err, werr)
+		}
+	}
+	return r.report(), err
 }
 
 func (r *runner) stamp() string { return r.now().UTC().Format(time.RFC3339Nano) }
@@ -255,7 +279,9 @@ func create(cas *cascade.Cascade, root, run, kind string, models []string, s Set
 		return nil, nil, err
 	}
 	if old, err := readState(dir); err == nil {
-		if n := old.pending(); n > 0 {
+		// A run none of whose requests was ever submitted (its submission
+		// failed) is replaced: nothing of it is in a batch.
+		if n := old.pending(); n > 0 && len(old.Batches) > 0 {
 			release()
 			return nil, nil, fmt.Errorf("%w: %s has %s not collected yet; collect them (compact batch collect --run %s), cancel them (compact batch cancel --run %s), or choose another --run",
 				ErrUnfinished, filepath.Join(dir, FileState), plural(n, "request"), run, run)
@@ -441,6 +467,14 @@ func (r *runner) collectAll(ctx context.Context, wait bool) error {
 	if err := r.cleanLeftovers(); err != nil {
 		return err
 	}
+	// Requests left to submit (a submission failed, or was interrupted):
+	// what has ended is collected first, so that a submission failing
+	// again does not hold it back.
+	if r.st.Counts.Queued > 0 && r.open() > 0 {
+		if err := r.collectEnded(ctx); err != nil {
+			return err
+		}
+	}
 	for {
 		if err := r.submitQueued(ctx); err != nil {
 			return err
@@ -584,6 +618,10 @@ func (r *runner) report() *Report {
 	rep.Batches, rep.Ledger = st.Batches, st.Ledger
 	rep.Bundles = st.Counts
 	rep.Bundles.FromCache = st.Ledger.Total.FromCache
+	rep.SubmitError = ""
+	if st.Counts.Queued > 0 {
+		rep.SubmitError = st.SubmitError
+	}
 	rep.Problems = nil
 	_ = readLines(r.logs.path(st.Problems.File), 0, st.Problems.Lines, func(line []byte, _ int64) error {
 		var p Problem

@@ -86,8 +86,13 @@ type State struct {
 	UpdatedAt   string     `json:"updatedAt"`
 	// Cancelled: compact batch cancel stopped the run; nothing more is
 	// submitted.
-	Cancelled bool     `json:"cancelled,omitempty"`
-	Batches   []*Batch `json:"batches"`
+	Cancelled bool `json:"cancelled,omitempty"`
+	// SubmitError is why the last submission of the queued requests
+	// failed (at SubmitFailedAt), until one succeeds: what was not
+	// submitted waits in the queues, in no batch.
+	SubmitError    string   `json:"submitError,omitempty"`
+	SubmitFailedAt string   `json:"submitFailedAt,omitempty"`
+	Batches        []*Batch `json:"batches"`
 	// NextBatch numbers the item files of the next batch.
 	NextBatch int `json:"nextBatch"`
 	// Bundles, Queues (one per tier) and Problems are the logs of items/.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -160,8 +161,10 @@ func (r *runner) submitQueued(ctx context.Context) error {
 			var err error
 			if r.st.Cancelled {
 				err = r.dropCancelled(t)
-			} else {
-				err = r.submitTier(ctx, t)
+			} else if err = r.submitTier(ctx, t); err == nil {
+				r.st.SubmitError, r.st.SubmitFailedAt = "", ""
+			} else if !errors.Is(err, ErrInterrupted) {
+				err = submitError{err}
 			}
 			if err == nil {
 				err = r.commit()
@@ -244,6 +247,7 @@ func (r *runner) submitTier(ctx context.Context, t int) error {
 			SubmittedAt: r.stamp(), Status: "submitted", Counts: Counts{Total: up.n, Pending: up.n}}
 		r.st.Batches = append(r.st.Batches, b)
 		r.st.NextBatch++
+		r.st.SubmitError, r.st.SubmitFailedAt = "", ""
 		r.tally(func(c *ItemCounts) { c.Submitted += up.n })
 		r.rep.Submitted = append(r.rep.Submitted, id)
 		r.progress("submitted %s batch %s: %s for %s", tier.Provider, id, plural(up.n, "request"), tier.Model)

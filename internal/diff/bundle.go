@@ -82,10 +82,10 @@ func LoadBundle(dir string, opt Options) (Input, error) {
 		AFile:     filepath.Join(dir, bundle.FileActual),
 		Target:    opt.Target,
 		Profile:   opt.Profile,
-		Chain:     filepath.Dir(dir),
+		Chain:     bundle.ChainOf(dir),
 		WithDiffs: opt.WithDiffs,
 	}
-	in.Compression = bundle.CompressionOf(dir)
+	in.Compression = bundle.Position(dir, nil)
 	var err error
 	if in.A, err = bundle.ReadText(in.AFile); err != nil {
 		return in, bundleFileErr(err)
@@ -267,9 +267,7 @@ func loadBeside(in *Input, dir string) {
 		if md.PreviousCompressionSize != nil && *md.PreviousCompressionSize > 0 {
 			in.PreviousChars, in.HasPrevious = *md.PreviousCompressionSize, true
 		}
-		if md.CompressionNumber > 0 {
-			in.Compression = md.CompressionNumber
-		}
+		in.Compression = bundle.Position(dir, md)
 		if md.HasSlash() {
 			in.Profile = mdtext.ProfileE3E
 		} else {

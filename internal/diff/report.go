@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
+
+	"github.com/compactlab/compact/internal/bundle"
 )
 
 // Report is the result of comparing many bundles: every comparison in
@@ -276,31 +278,16 @@ func medianPtr(xs []float64) *float64 {
 	return &m
 }
 
-// chains groups the comparisons by chain, each in compression order.
+// chains groups the comparisons by chain (bundle.Chains: every chat is
+// one, in compression order).
 func chains(cs []*Comparison) []Chain {
-	by := map[string][]*Comparison{}
-	var names []string
-	for _, c := range cs {
-		if c.Chain == "" {
-			continue
-		}
-		if _, ok := by[c.Chain]; !ok {
-			names = append(names, c.Chain)
-		}
-		by[c.Chain] = append(by[c.Chain], c)
-	}
-	sort.Strings(names)
 	out := []Chain{}
-	for _, n := range names {
-		list := by[n]
-		sort.SliceStable(list, func(i, j int) bool {
-			if list[i].Compression != list[j].Compression {
-				return list[i].Compression < list[j].Compression
-			}
-			return list[i].Bundle < list[j].Bundle
-		})
-		ch := Chain{Chain: n}
-		for _, c := range list {
+	for _, idx := range bundle.Chains(len(cs), func(i int) bundle.ChainLink {
+		return bundle.ChainLink{Dir: cs[i].Bundle, Chain: cs[i].Chain, Position: cs[i].Compression}
+	}) {
+		ch := Chain{Chain: cs[idx[0]].Chain}
+		for _, i := range idx {
+			c := cs[i]
 			ch.Bundles = append(ch.Bundles, c.Bundle)
 			ch.Compressions = append(ch.Compressions, c.Compression)
 			ch.A = append(ch.A, c.A.Chars)

@@ -28,7 +28,7 @@ func commonRoot(cs []*Comparison) string {
 	for _, c := range cs {
 		chain := c.Chain
 		if chain == "" {
-			chain = filepath.Dir(c.Bundle)
+			chain = bundle.ChainOf(c.Bundle)
 		}
 		parts := strings.Split(filepath.Dir(chain), string(os.PathSeparator))
 		if first {

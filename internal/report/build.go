@@ -246,13 +246,11 @@ func lowest(b *Bundle) float64 {
 
 // readBundle measures one bundle and renders its section.
 func readBundle(dir string, opts Options) (*Bundle, *eval.BundleResult, error) {
-	b := &Bundle{Dir: dir, Chain: filepath.Dir(dir), Boundary: -1, Sides: map[string]*Side{}}
-	b.Compression = bundle.CompressionOf(dir)
+	b := &Bundle{Dir: dir, Chain: bundle.ChainOf(dir), Boundary: -1, Sides: map[string]*Side{}}
+	b.Compression = bundle.Position(dir, nil)
 	if md, err := bundle.ReadMetadata(dir); err == nil {
 		b.ChatID = md.ChatID
-		if md.CompressionNumber > 0 {
-			b.Compression = md.CompressionNumber
-		}
+		b.Compression = bundle.Position(dir, &md)
 		if md.BoundaryMessageIndex != nil {
 			b.Boundary = *md.BoundaryMessageIndex
 		}

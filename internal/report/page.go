@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/eval"
 )
 
@@ -87,6 +88,7 @@ type (
 		Chains              []chainView
 		MoreChains          string
 		MoreChainsText      string
+		SingleChains        int
 		Sim                 *simView
 	}
 	colView struct {
@@ -137,9 +139,10 @@ func (r *Report) WriteHTML(w io.Writer, opt PageOptions) (Stats, error) {
 	}
 	r.overview(v)
 	var chunks []chunk
-	chains, more := r.chainViews()
-	st.Chains = len(chains) + len(more)
+	chains, more, nChains := r.chainViews()
+	st.Chains = nChains
 	v.Chains = chains
+	v.SingleChains = nChains - len(chains) - len(more)
 	if len(more) > 0 {
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
@@ -561,7 +564,11 @@ func (r *Report) overview(v *pageView) {
 	for i, n := range r.Names {
 		boxes = append(boxes, boxRow{Name: n, Class: seriesClass(i), Values: aggs[n].chars})
 	}
-	v.SizeChart = boxChart("briefing sizes against the target", boxes, float64(r.Target), "target "+kSize(float64(r.Target)), kSize)
+	target := math.NaN()
+	if r.Target > 0 {
+		target = float64(r.Target)
+	}
+	v.SizeChart = boxChart("briefing sizes against the target", boxes, target, "target "+kSize(float64(r.Target)), kSize)
 }
 
 func countCell(n, measured int) textCell {
@@ -608,39 +615,34 @@ func (r *Report) bundleRow(i int, b *Bundle) bundleRow {
 }
 
 // chainViews draws every chain of more than one bundle, longest first:
-// the first eagerChains at once, the rest for a packed section.
-func (r *Report) chainViews() (eager, more []chainView) {
-	by := map[string][]*Bundle{}
-	for _, b := range r.Bundles {
-		by[b.Chain] = append(by[b.Chain], b)
-	}
-	var names []string
-	for n, bs := range by {
-		if len(bs) > 1 {
-			names = append(names, n)
-		}
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if len(by[names[i]]) != len(by[names[j]]) {
-			return len(by[names[i]]) > len(by[names[j]])
-		}
-		return names[i] < names[j]
+// the first eagerChains at once, the rest for a packed section. n is the
+// number of chains (bundle.Chains), those of one bundle included, which
+// have nothing to draw.
+func (r *Report) chainViews() (eager, more []chainView, n int) {
+	groups := bundle.Chains(len(r.Bundles), func(i int) bundle.ChainLink {
+		b := r.Bundles[i]
+		return bundle.ChainLink{Dir: b.Dir, Chain: b.Chain, Position: b.Compression}
 	})
+	var drawn [][]*Bundle
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		bs := make([]*Bundle, len(g))
+		for j, i := range g {
+			bs[j] = r.Bundles[i]
+		}
+		drawn = append(drawn, bs)
+	}
+	sort.SliceStable(drawn, func(i, j int) bool { return len(drawn[i]) > len(drawn[j]) })
 	var all []chainView
-	for _, n := range names {
-		bs := by[n]
-		sort.SliceStable(bs, func(i, j int) bool {
-			if bs[i].Compression != bs[j].Compression {
-				return bs[i].Compression < bs[j].Compression
-			}
-			return bs[i].Dir < bs[j].Dir
-		})
-		all = append(all, r.chainView(n, bs))
+	for _, bs := range drawn {
+		all = append(all, r.chainView(bs[0].Chain, bs))
 	}
 	if len(all) > eagerChains {
-		return all[:eagerChains], all[eagerChains:]
+		return all[:eagerChains], all[eagerChains:], len(groups)
 	}
-	return all, nil
+	return all, nil, len(groups)
 }
 
 func (r *Report) chainView(name string, bs []*Bundle) chainView {
@@ -672,9 +674,13 @@ func (r *Report) chainView(name string, bs []*Bundle) chainView {
 	}
 	ret.XMin, ret.XMax = size.XMin, size.XMax
 	size.YMax = maxChars
-	if float64(r.Target) <= maxChars*1.5 {
-		size.HLine, size.HLabel = float64(r.Target), "target"
-		size.YMax = math.Max(maxChars, float64(r.Target))
+	if r.Target > 0 {
+		// Drawn where it is within reach of the sizes; above them, the
+		// chart says where it is.
+		size.HLine, size.HLabel = float64(r.Target), "target "+kSize(float64(r.Target))
+		if float64(r.Target) <= maxChars*1.5 {
+			size.YMax = math.Max(maxChars, float64(r.Target))
+		}
 	}
 	size.Label = "briefing sizes along " + cv.Name
 	ret.Label = "probe scores along " + cv.Name

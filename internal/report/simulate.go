@@ -131,6 +131,8 @@ type simView struct {
 	Recorded   []simRecorded
 	HasApp     bool
 	HasAgent   bool
+	// NoCharts says why there is no chart, when no file has timelines.
+	NoCharts string
 }
 
 type legendItem struct{ Name, Class string }
@@ -255,6 +257,20 @@ func simulationView(sims []*Simulation, app map[string][]int) *simView {
 		v.HasAgent = v.HasAgent || len(agent[name]) > 0 || len(live[name]) > 0
 		v.Histories = append(v.Histories, sh)
 	}
+	if len(v.Histories) == 0 {
+		var held []string
+		if len(v.Tables) > 0 {
+			held = append(held, "a --compare or --sweep file holds each strategy's totals over the histories")
+		}
+		if len(v.Recorded) > 0 {
+			held = append(held, "an --against-recorded file holds where each compacted")
+		}
+		v.NoCharts = "No chart of the context over the steps: the files hold no history."
+		if len(held) > 0 {
+			v.NoCharts = "No chart of the context over the steps: " + strings.Join(held, ", and ") +
+				", not the steps; the charts draw the timelines of compact simulate --json run once per strategy (--strategy NAME)."
+		}
+	}
 	return v
 }
 
@@ -353,9 +369,13 @@ func simHistoryOf(name string, entries []simEntry, appBounds []int, agent []agen
 		sh.Lines = append(sh.Lines, fmt.Sprintf("the app: %s, %s %s", count(len(appBounds), "compaction"),
 			plural(len(appBounds), "boundary at message", "boundaries at messages"), joinInts(appBounds)))
 	}
-	if sh.Window > 0 && float64(sh.Window) < maxY*1.6 {
+	if sh.Window > 0 {
+		// Drawn where it is within reach of the context; above it, the
+		// chart says where it is.
 		spec.HLine, spec.HLabel = float64(sh.Window), "window "+thousands(int64(sh.Window))
-		maxY = math.Max(maxY, float64(sh.Window))
+		if float64(sh.Window) < maxY*1.6 {
+			maxY = math.Max(maxY, float64(sh.Window))
+		}
 	}
 	spec.XMax, spec.YMax = maxX, maxY
 	spec.Label = "context tokens over the steps of " + name

@@ -119,7 +119,8 @@ type lineChartSpec struct {
 	Series         []lineSeries
 	VMarks         []vMark
 	// HLine is a horizontal reference (the context window, the target);
-	// HLabel names it. NaN for none.
+	// HLabel names it. NaN for none. Within the scale it is a dashed
+	// line; above it, a note at the top says where it is (offScale).
 	HLine  float64
 	HLabel string
 }
@@ -155,10 +156,15 @@ func lineChart(spec lineChartSpec) template.HTML {
 	if spec.YLabel != "" {
 		s.f(`<text class="axlabel" x="2" y="9">%s</text>`, esc(spec.YLabel))
 	}
-	if !math.IsNaN(spec.HLine) && spec.HLine >= fr.ymin && spec.HLine <= fr.ymax {
+	switch {
+	case math.IsNaN(spec.HLine):
+	case spec.HLine >= fr.ymin && spec.HLine <= fr.ymax:
 		y := fr.y(spec.HLine)
 		s.f(`<line class="ref" x1="%s" x2="%s" y1="%s" y2="%s"><title>%s</title></line>`, num(fr.x0), num(fr.x0+fr.w), num(y), num(y), esc(spec.HLabel))
 		s.f(`<text class="reflabel" x="%s" y="%s" text-anchor="end">%s</text>`, num(fr.x0+fr.w), num(y-3), esc(spec.HLabel))
+	default:
+		note := offScale(spec.HLabel, spec.HLine, fr.ymax, "↑", "above")
+		s.f(`<text class="reflabel off" x="%s" y="%s" text-anchor="end"><title>%s</title>%s</text>`, num(fr.x0+fr.w), num(fr.y0-6), esc(note), esc(note))
 	}
 	for _, v := range spec.VMarks {
 		x := fr.x(v.X)
@@ -192,6 +198,12 @@ func lineChart(spec lineChartSpec) template.HTML {
 		s.f(`</g>`)
 	}
 	return s.html()
+}
+
+// offScale says where a reference line beyond a chart's scale is: "target
+// 30k ↑ above the scale (4.3× its top)".
+func offScale(label string, ref, top float64, arrow, where string) string {
+	return fmt.Sprintf("%s %s %s the scale (%s× its top)", label, arrow, where, strconv.FormatFloat(math.Round(ref/top*10)/10, 'f', -1, 64))
 }
 
 // barGroup is one group of a grouped bar chart: a value per series (NaN
@@ -244,8 +256,6 @@ type boxRow struct {
 func boxChart(label string, rows []boxRow, ref float64, refLabel string, format func(float64) string) template.HTML {
 	var s svg
 	const labelW, rowH, w = 110.0, 26.0, 640.0
-	h := 30 + float64(len(rows))*rowH
-	s.open(w, h, "box", label)
 	hi := 0.0
 	for _, r := range rows {
 		for _, v := range r.Values {
@@ -256,16 +266,27 @@ func boxChart(label string, rows []boxRow, ref float64, refLabel string, format 
 		hi = math.Max(hi, ref)
 	}
 	ticks := niceTicks(0, hi, 5)
-	fr := frame{x0: labelW, y0: 4, w: w - labelW - 16, h: h - 24, xmin: 0, xmax: ticks[len(ticks)-1]}
+	top := 4.0
+	if !math.IsNaN(ref) && ref > ticks[len(ticks)-1] {
+		top = 16 // a line for the note that says where ref is
+	}
+	h := 26 + top + float64(len(rows))*rowH
+	s.open(w, h, "box", label)
+	fr := frame{x0: labelW, y0: top, w: w - labelW - 16, h: h - 20 - top, xmin: 0, xmax: ticks[len(ticks)-1]}
 	for _, t := range ticks {
 		x := fr.x(t)
 		s.f(`<line class="grid" x1="%s" x2="%s" y1="%s" y2="%s"/>`, num(x), num(x), num(fr.y0), num(fr.y0+fr.h))
 		s.f(`<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, num(x), num(h-6), esc(format(t)))
 	}
-	if !math.IsNaN(ref) && ref <= fr.xmax {
+	switch {
+	case math.IsNaN(ref):
+	case ref <= fr.xmax:
 		x := fr.x(ref)
 		s.f(`<line class="ref" x1="%s" x2="%s" y1="%s" y2="%s"><title>%s</title></line>`, num(x), num(x), num(fr.y0), num(fr.y0+fr.h), esc(refLabel))
 		s.f(`<text class="reflabel" x="%s" y="%s" text-anchor="end">%s</text>`, num(x-3), num(fr.y0+9), esc(refLabel))
+	default:
+		note := offScale(refLabel, ref, fr.xmax, "→", "beyond")
+		s.f(`<text class="reflabel off" x="%s" y="%s" text-anchor="end"><title>%s</title>%s</text>`, num(fr.x0+fr.w), num(fr.y0-4), esc(note), esc(note))
 	}
 	for i, r := range rows {
 		cy := fr.y0 + float64(i)*rowH + rowH/2

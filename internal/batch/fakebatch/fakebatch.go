@@ -100,6 +100,36 @@ type Server struct {
 	overs    atomic.Int64
 	keys     sync.Map // authorization values seen
 	delay    atomic.Int64
+	// refuse: the status and message every upload gets (SetUploadError).
+	refuse atomic.Pointer[uploadError]
+}
+
+type uploadError struct {
+	status int
+	msg    string
+}
+
+// SetUploadError makes every upload of a batch's requests from now on
+// fail with status and msg, in the provider's error format: OpenAI's
+// file upload, Anthropic's and Gemini's batch creation (their requests
+// are uploaded inline). Status 0 lets uploads through again.
+func (s *Server) SetUploadError(status int, msg string) {
+	if status == 0 {
+		s.refuse.Store(nil)
+		return
+	}
+	s.refuse.Store(&uploadError{status, msg})
+}
+
+// refused answers an upload as SetUploadError says, if it does: errorf
+// writes the provider's error.
+func (s *Server) refused(w http.ResponseWriter, errorf func(w http.ResponseWriter, status int, msg string)) bool {
+	e := s.refuse.Load()
+	if e == nil {
+		return false
+	}
+	errorf(w, e.status, e.msg)
+	return true
 }
 
 // SetCreateDelay holds every batch creation that long from now on (a
@@ -373,6 +403,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func (s *Server) openaiUpload(w http.ResponseWriter, r *http.Request) {
+	if s.refused(w, openaiError) {
+		return
+	}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		openaiError(w, http.StatusBadRequest, "want multipart/form-data: "+err.Error())
@@ -630,6 +663,11 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, p string) {
 }
 
 func (s *Server) anthropicCreate(w http.ResponseWriter, r *http.Request) {
+	if s.refused(w, func(w http.ResponseWriter, status int, msg string) {
+		anthropicError(w, status, "invalid_request_error", msg)
+	}) {
+		return
+	}
 	lim := s.Limits[Anthropic]
 	cr := &countingReader{r: r.Body, max: lim.MaxBytes}
 	dec := json.NewDecoder(cr)
@@ -848,6 +886,11 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, p string) {
 }
 
 func (s *Server) geminiCreate(w http.ResponseWriter, r *http.Request, model string) {
+	if s.refused(w, func(w http.ResponseWriter, status int, msg string) {
+		geminiError(w, status, "FAILED_PRECONDITION", msg)
+	}) {
+		return
+	}
 	lim := s.Limits[Gemini]
 	body, err := io.ReadAll(&countingReader{r: r.Body, max: lim.MaxBytes})
 	if err != nil {
