@@ -59,7 +59,7 @@ type extractOptions struct {
 func newCmdExtract(f *Factory) *cobra.Command {
 	opts := &extractOptions{f: f, GOOS: runtime.GOOS}
 	c := &cobra.Command{
-		Use:   "extract [--from claude-code|codex [PATH]...]",
+		Use:   "extract [--from claude-code|codex|otel [PATH]...]",
 		Short: "Write one playground bundle per compression event of a stagewise database, or per compaction a coding agent recorded",
 		Long: "Reads a stagewise agent database read-only, in one snapshot, finds every\n" +
 			"message that carries a stored briefing (compressedHistory), and writes one\n" +
@@ -77,14 +77,17 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"directory, ~/.claude/projects or ~/.codex/sessions) and writes one bundle\n" +
 			"per compaction the agent recorded: the history the compaction replaced,\n" +
 			"the summary the agent wrote as " + bundle.FileActual + ", and the prompts of the\n" +
-			"agent's built-in pack (or --pack). Bundles go to\n" +
+			"agent's built-in pack (or --pack). With --from otel it reads OpenTelemetry\n" +
+			"traces (OTLP JSON, GenAI or OpenInference attributes; the PATHs, no default),\n" +
+			"one chat per conversation, with the default pack. Bundles go to\n" +
 			"experiments-data/history-compression/<agent>, or --out.",
 		Example: "  compact extract\n" +
 			"  compact extract --channel nightly\n" +
 			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +
 			"  compact extract --db examples/stagewise/instances.sqlite --chat ff5dc157-1738-4824-a458-f29a0cd9d0fb --json\n" +
 			"  compact extract --from claude-code ~/.claude/projects/-home-me-shop\n" +
-			"  compact extract --from codex --out runs/codex",
+			"  compact extract --from codex --out runs/codex\n" +
+			"  compact extract --from otel traces.jsonl",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 && opts.From == "" {
 				return usageErr("extract takes no arguments without --from (got %q); pass a database with --db", args[0])
@@ -127,7 +130,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	}
 	fl := c.Flags()
 	addChannelFlag(c, &opts.Channel, "read the desktop app's database of release channel `NAME`: "+strings.Join(extract.ChannelNames, ", "))
-	fl.StringVar(&opts.From, "from", "", "read the session files of `AGENT` instead of a database: "+strings.Join(agentbundle.Agents, " or "))
+	fl.StringVar(&opts.From, "from", "", "read the session files of `AGENT` instead of a database: "+agentbundle.AgentList())
 	fl.StringVar(&opts.DB, "db", "", "read the database at `PATH` instead of the channel's")
 	fl.StringVar(&opts.Source, "source", extract.SourceMessages, "read messages from `SOURCE`: messages (the live table) or history (the stale legacy column)")
 	fl.IntVar(&opts.MinMessages, "min-messages", 6, "skip chats with fewer than `N` messages")
@@ -264,11 +267,11 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 		return usageErr("--from swe-agent: SWE-agent trajectories record no compaction, so there is nothing to write; compact simulate FILE.traj reads them whole")
 	}
 	if !slices.Contains(agentbundle.Agents, opts.From) {
-		return usageErr("--from: unknown agent %q (want %s)", opts.From, strings.Join(agentbundle.Agents, " or "))
+		return usageErr("--from: unknown agent %q (want %s)", opts.From, agentbundle.AgentList())
 	}
 	packName := opts.Pack
 	if !opts.packChanged {
-		packName = opts.From
+		packName = agentbundle.PackFor(opts.From)
 	}
 	pack, err := resolvePack("--pack", packName)
 	if err != nil {

@@ -102,13 +102,15 @@ func TestExtractFromErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"extract", "--from", "cursor", session}, nil, `--from: unknown agent "cursor" (want claude-code or codex)`},
+		{[]string{"extract", "--from", "cursor", session}, nil, `--from: unknown agent "cursor" (want claude-code, codex or otel)`},
 		{[]string{"extract", "--from", "swe-agent", filepath.Join(agentsTestdata, "swe-agent")}, nil, "--from swe-agent: SWE-agent trajectories record no compaction, so there is nothing to write"},
 		{[]string{"extract", session}, nil, "extract takes no arguments without --from"},
 		{[]string{"extract", "--from", "codex", "--db", "x.sqlite", session}, nil, "--db reads a stagewise database"},
 		{[]string{"extract", "--from", "codex", filepath.Join(dir, "nope")}, nil, "nope: no such file or directory"},
 		{[]string{"extract", "--from", "codex", filepath.Join(agentsTestdata, "swe-agent"), "--out", filepath.Join(dir, "o")}, nil, "no codex session under"},
 		{[]string{"extract", "--from", "claude-code"}, map[string]string{"HOME": dir}, "no claude-code sessions at " + filepath.Join(dir, ".claude", "projects")},
+		{[]string{"extract", "--from", "otel"}, nil, "--from otel reads the trace files you name"},
+		{[]string{"extract", "--from", "otel", filepath.Join(agentsTestdata, "swe-agent"), "--out", filepath.Join(dir, "o")}, nil, "no OTLP JSON trace file under"},
 		{[]string{"extract", "--from", "claude-code", "--out", filepath.Join(agentsTestdata, "claude-code", "out"), session}, nil, "where the agent keeps its sessions"},
 	} {
 		code, stdout, errOut := runIn(t, c.env, c.args...)

@@ -110,6 +110,8 @@ func TestNamedPipeAsEveryInput(t *testing.T) {
 		{"extract --pack", plain("extract", "--db", sample, "--pack", "PIPE", "--out", "OUT")},
 		{"extract --from claude-code FILE", plain("extract", "--from", "claude-code", "PIPE", "--out", "OUT")},
 		{"extract --from codex FILE", plain("extract", "--from", "codex", "PIPE", "--out", "OUT")},
+		{"extract --from otel FILE", plain("extract", "--from", "otel", "PIPE", "--out", "OUT")},
+		{"simulate --format otel", plain("simulate", "--format", "otel", "PIPE")},
 		{"extract --from claude-code --pack", plain("extract", "--from", "claude-code", filepath.Join(agentsTestdata, "claude-code", "synthetic-shop.jsonl"), "--pack", "PIPE", "--out", "OUT")},
 		{"compress --db", plain("compress", "--db", "PIPE", "--chat", "x", "--out", "OUT")},
 		{"simulate FILE", plain("simulate", "PIPE")},
@@ -138,6 +140,10 @@ func TestNamedPipeAsEveryInput(t *testing.T) {
 		{"extract --from codex DIR", func(d string) (string, []string) {
 			p := mkfifo(t, filepath.Join(d, "sessions", "2026", "05", "rollout-2026-05-20T09-00-00-0b6e.jsonl"))
 			return p, []string{"extract", "--from", "codex", filepath.Join(d, "sessions"), "--out", filepath.Join(d, "out")}
+		}},
+		{"extract --from otel DIR", func(d string) (string, []string) {
+			p := mkfifo(t, filepath.Join(d, "traces", "collector", "traces.json"))
+			return p, []string{"extract", "--from", "otel", filepath.Join(d, "traces"), "--out", filepath.Join(d, "out")}
 		}},
 		{"extract --skills-dir", func(d string) (string, []string) {
 			p := mkfifo(t, filepath.Join(d, "skills-root", "skills", "deploy", "SKILL.md"))

@@ -68,7 +68,8 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"Input: chats of a stagewise database (--db, or the --channel's database;\n" +
 			"every chat, or the --chat ids), read as extract reads them, or history\n" +
 			"files (FILE..., or --jsonl FILE): a Claude Code session, a Codex rollout,\n" +
-			"a SWE-agent trajectory or a generic JSONL history, told apart by their\n" +
+			"a SWE-agent trajectory, OpenTelemetry traces (OTLP JSON: the first\n" +
+			"conversation) or a generic JSONL history, told apart by their\n" +
 			"content (or --format). A tree is simulated along the branch to the newest\n" +
 			"leaf, or to --leaf; an agent's session along its main thread, with the\n" +
 			"agent's live usage of each step beside the simulated context.\n\n" +
@@ -79,11 +80,13 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"each strategy (every one, or --strategy or --compare) would have compacted\n" +
 			"beside where the agent did. Each compaction is scored offline\n" +
 			"as compact eval scores a briefing: probes mined from the messages it\n" +
-			"replaced, answered by its summary or not (what a sliding window drops is\n" +
-			"lost); a second table, or a line per chat, adds them up, and --json gives\n" +
-			"each summary's text and lost probes. When no trigger fires, a hint on\n" +
-			"stderr says how much of the window the chats use and which --context-window\n" +
-			"makes them compact.\n\n" +
+			"replaced (coverage), and what the agent used after it, up to the next\n" +
+			"compaction, that only those messages held (grounded: the mean over the\n" +
+			"compactions that have such probes, n/a when none has), answered by its\n" +
+			"summary or not (what a sliding window drops is lost); a second table, or\n" +
+			"a line per chat, adds them up, and --json gives each summary's text and\n" +
+			"lost probes. When no trigger fires, a hint on stderr says how much of\n" +
+			"the window the chats use and which --context-window makes them compact.\n\n" +
 			"Cost: a third table prices each strategy's run at a model's prices (each\n" +
 			"history's model from the model table, or --price-model) with the provider's\n" +
 			"prompt cache: the context read from the cache or written to it, the view\n" +
@@ -118,7 +121,7 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	addChannelFlag(c, &opts.Channel, "release channel whose database to read: "+strings.Join(extract.ChannelNames, ", "))
 	fl.StringArrayVar(&opts.Chats, "chat", nil, "simulate only the chat with this `ID` (repeatable; default every chat)")
 	fl.StringVar(&opts.JSONL, "jsonl", "", "read the history in `FILE` instead of a database (- for stdin), as a FILE argument is read")
-	fl.StringVar(&opts.Format, "format", "auto", "read the history files as `FORMAT`: "+strings.Join(simulate.Formats, ", ")+" (auto: told by their content)")
+	fl.StringVar(&opts.Format, "format", "auto", "read the history files as `FORMAT`: "+strings.Join(simulate.Formats, ", ")+" (auto: told by content)")
 	fl.StringVar(&opts.Leaf, "leaf", "", "with a generic JSONL history: simulate the branch ending at the message with this `ID`")
 	fl.StringVar(&opts.Strategy, "strategy", strategy.NameStagewise, "simulate the strategy `NAME` (Strategies, above)")
 	fl.StringVar(&opts.Compare, "compare", "", "compare the strategies `NAME,NAME,...` over all chosen chats")

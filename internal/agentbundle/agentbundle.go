@@ -1,6 +1,7 @@
 // Package agentbundle writes bundles from the compactions coding agents
-// recorded in their own session files (Claude Code, Codex; read by
-// internal/agents), in the layout `compact extract` writes for a
+// recorded in their own session files (Claude Code, Codex), or that
+// OpenTelemetry traces of an application's model calls record (read by
+// internal/agents; traces.go), in the layout `compact extract` writes for a
 // stagewise database (internal/bundle), so that replay, diff and eval
 // work on them unchanged: OUT/NNN-<slug>/compression-NNN/ holding the
 // pack's system prompt, the compact history in the pack's template (the
@@ -43,12 +44,28 @@ import (
 	"github.com/compactlab/compact/internal/strategy"
 )
 
-// Agents lists the agents whose compactions this package bundles.
-var Agents = []string{agents.ClaudeCode, agents.Codex}
+// Agents lists the agents whose compactions this package bundles (OTel:
+// any application's OpenTelemetry traces of its model calls).
+var Agents = []string{agents.ClaudeCode, agents.Codex, agents.OTel}
+
+// AgentList names Agents for messages: "claude-code, codex or otel".
+func AgentList() string {
+	return strings.Join(Agents[:len(Agents)-1], ", ") + " or " + Agents[len(Agents)-1]
+}
+
+// PackFor is the built-in prompt pack of an agent's bundles: the agent's
+// own (claude-code, codex); for traces, whose application compact does
+// not know, the default pack.
+func PackFor(agent string) string {
+	if agent == agents.OTel {
+		return prompt.DefaultPackName
+	}
+	return agent
+}
 
 // Options of Run.
 type Options struct {
-	Agent string // agents.ClaudeCode or agents.Codex
+	Agent string // agents.ClaudeCode, agents.Codex or agents.OTel
 	// Paths are session files or directories searched for them; empty:
 	// the agent's own directory (DefaultDir).
 	Paths    []string
@@ -118,20 +135,35 @@ type Miss struct {
 	Reason     string `json:"reason"`
 }
 
-// NoSessionsError says that the paths hold no session of the agent.
+// NoSessionsError says that the paths hold no session of the agent, or
+// (Why) none that can be bundled.
 type NoSessionsError struct {
 	Agent string
 	Paths []string
+	Why   string // "" : no file of the agent
 }
 
 func (e *NoSessionsError) Error() string {
-	return fmt.Sprintf("no %s session under %s", e.Agent, strings.Join(e.Paths, ", "))
+	if e.Why != "" {
+		return e.Why
+	}
+	return fmt.Sprintf("no %s under %s", strings.TrimPrefix(strings.TrimPrefix(sessionOf(e.Agent), "a "), "an "), strings.Join(e.Paths, ", "))
+}
+
+// sessionOf names what an agent's file is: "a claude-code session", "an
+// OTLP JSON trace file".
+func sessionOf(agent string) string {
+	if agent == agents.OTel {
+		return "an OTLP JSON trace file"
+	}
+	return "a " + agent + " session"
 }
 
 // DefaultDir is where the agent keeps its sessions: Claude Code's
 // projects directory ($CLAUDE_CONFIG_DIR/projects, else
 // ~/.claude/projects), Codex's sessions directory ($CODEX_HOME/sessions,
-// else ~/.codex/sessions).
+// else ~/.codex/sessions). Traces (OTel) have no such place: an error
+// says to name them.
 func DefaultDir(agent string, getenv func(string) string) (string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -157,14 +189,16 @@ func DefaultDir(agent string, getenv func(string) string) (string, error) {
 			return "", errors.New("no HOME: pass the session files or directories")
 		}
 		return filepath.Join(home, ".codex", "sessions"), nil
+	case agents.OTel:
+		return "", errors.New("--from otel reads the trace files you name (OTLP JSON: the collector's file exporter, an SDK's or Phoenix's export), or directories of them: pass them")
 	}
-	return "", fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(Agents, " or "))
+	return "", fmt.Errorf("unknown agent %q (want %s)", agent, AgentList())
 }
 
 // FindSessions lists the session files under paths, each once, in order:
 // a file is itself; a directory gives its *.jsonl files (Claude Code:
 // not those under a subagents directory, which are read with their
-// session; Codex: rollout-*.jsonl), sorted.
+// session; Codex: rollout-*.jsonl; OTel: *.json and *.jsonl), sorted.
 func FindSessions(agent string, paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -198,7 +232,7 @@ func FindSessions(agent string, paths []string) ([]string, error) {
 				return nil
 			}
 			name := d.Name()
-			if !strings.HasSuffix(name, ".jsonl") {
+			if !strings.HasSuffix(name, ".jsonl") && !(agent == agents.OTel && strings.HasSuffix(name, ".json")) {
 				return nil
 			}
 			if agent == agents.Codex && !strings.HasPrefix(name, "rollout-") {
@@ -225,9 +259,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		return nil, errors.New("agentbundle: no prompt pack")
 	}
 	switch opts.Agent {
-	case agents.ClaudeCode, agents.Codex:
+	case agents.ClaudeCode, agents.Codex, agents.OTel:
 	default:
-		return nil, fmt.Errorf("unknown agent %q (want %s)", opts.Agent, strings.Join(Agents, " or "))
+		return nil, fmt.Errorf("unknown agent %q (want %s)", opts.Agent, AgentList())
 	}
 	paths := opts.Paths
 	if len(paths) == 0 {
@@ -262,7 +296,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 			continue
 		}
 		if format != opts.Agent {
-			warn("%s: a %s file, not a %s session; skipped", f, format, opts.Agent)
+			warn("%s: a %s file, not %s; skipped", f, format, sessionOf(opts.Agent))
 			continue
 		}
 		mine = append(mine, f)
@@ -276,9 +310,19 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	}
 	defer out.Close()
 	chats := 0
+	tr := &traceRun{}
 	for i, f := range mine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if opts.Agent == agents.OTel {
+			if err := tr.file(ctx, opts, f, out, &chats, sum, warn); err != nil {
+				return nil, err
+			}
+			if hooks.Progress != nil {
+				hooks.Progress(i+1, len(mine), sum.Bundles)
+			}
+			continue
 		}
 		// A session is read as it is written: each compaction's bundle
 		// goes out once the reader has it, and its messages are dropped.
@@ -340,6 +384,10 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		if hooks.Progress != nil {
 			hooks.Progress(i+1, len(mine), sum.Bundles)
 		}
+	}
+	if opts.Agent == agents.OTel && sum.Sessions == 0 {
+		// Nothing written: say why, once.
+		return sum, &NoSessionsError{Agent: opts.Agent, Paths: paths, Why: tr.why(paths)}
 	}
 	if err := out.Commit(); err != nil {
 		return nil, err

@@ -27,13 +27,13 @@ func run(t *testing.T, agent string, paths ...string) (*Summary, string, []strin
 // runOpts runs opts with the agent's pack, into a new directory.
 func runOpts(t *testing.T, opts Options) (*Summary, string, []string) {
 	t.Helper()
-	pack, err := prompt.Builtin(opts.Agent)
+	pack, err := prompt.Builtin(PackFor(opts.Agent))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	var warns []string
-	opts.OutDir, opts.Pack, opts.PackName, opts.Locale = out, pack, opts.Agent, "en-US"
+	opts.OutDir, opts.Pack, opts.PackName, opts.Locale = out, pack, PackFor(opts.Agent), "en-US"
 	sum, err := Run(context.Background(), opts, Hooks{Warn: func(w string) { warns = append(warns, w) }})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,10 @@
 //     and the subagents/agent-*.jsonl files beside a session): ReadClaudeCode;
 //   - OpenAI Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl,
 //     the current envelope and the older bare items): ReadCodex;
-//   - SWE-agent trajectories (.traj, one JSON document): ReadSWEAgent.
+//   - SWE-agent trajectories (.traj, one JSON document): ReadSWEAgent;
+//   - OpenTelemetry traces of model calls (OTLP JSON, the GenAI semantic
+//     conventions' attributes or OpenInference's), one session per
+//     conversation: ReadOTelFile (otel.go).
 //
 // Sniff tells the formats apart from the first lines of a file. Every
 // reader reports a bad line as a Problem with its 1-based line number and
@@ -34,8 +37,9 @@ const (
 	SWEAgent   = "swe-agent"
 )
 
-// Names lists the agents whose files this package reads.
-var Names = []string{ClaudeCode, Codex, SWEAgent}
+// Names lists the agents whose files this package reads (OTel: any
+// application's traces).
+var Names = []string{ClaudeCode, Codex, SWEAgent, OTel}
 
 // Roles of a message.
 const (
@@ -182,6 +186,10 @@ type Session struct {
 	// start ("" when it does): a Claude Code file copied from the middle
 	// of a session, whose first records' parents are not in it.
 	Partial string `json:"partial,omitempty"`
+	// NoContent says why the session's messages hold no text ("" when
+	// they do): traces whose instrumentation recorded none (OTel; the
+	// messages are then one per model call, with its usage).
+	NoContent string `json:"noContent,omitempty"`
 	// Subagents are the sessions of the subagents it ran, where they are
 	// stored beside it (Claude Code's subagents/agent-*.jsonl).
 	Subagents []*Session `json:"subagents,omitempty"`

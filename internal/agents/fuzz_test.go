@@ -46,36 +46,49 @@ func FuzzReadSessions(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if len(s.Problems) > maxProblemLines+1 {
-				t.Fatalf("%d problems", len(s.Problems))
-			}
-			for _, p := range s.Problems {
-				if p.Line < 0 || p.Line > nlines {
-					t.Fatalf("problem on line %d of %d: %v", p.Line, nlines, p)
-				}
-			}
-			calls := map[string]bool{}
-			for i, m := range s.Messages {
-				for _, c := range m.ToolCalls {
-					calls[c.ID] = true
-				}
-				if m.Role == RoleTool && !calls[m.ToolCallID] && s.Agent != SWEAgent {
-					t.Fatalf("message %d answers %q before its call", i, m.ToolCallID)
-				}
-				if !strings.Contains("system user assistant tool", m.Role) || m.Role == "" {
-					t.Fatalf("role %q", m.Role)
-				}
-			}
-			prev := 0
-			for _, c := range s.Compactions {
-				if c.Index < prev || c.Index > len(s.Messages) {
-					t.Fatalf("compaction at %d after %d, of %d messages", c.Index, prev, len(s.Messages))
-				}
-				prev = c.Index
-				if c.HasSummary == (c.Unauditable != "") {
-					t.Fatalf("compaction %+v: a summary and a reason, or neither", c)
-				}
-			}
+			checkFuzzSession(t, s, nlines)
 		}
 	})
+}
+
+// checkFuzzSession fails t unless s keeps the readers' promises: its
+// problems are capped and on lines of the input (nlines), a tool result
+// answers a call made before it (SWE-agent's observations aside), every
+// role is one of the model's, the compactions are in order and within
+// the messages, each with a summary or a reason why not.
+func checkFuzzSession(t *testing.T, s *Session, nlines int) {
+	t.Helper()
+	if len(s.Problems) > maxProblemLines+1 {
+		t.Fatalf("%d problems", len(s.Problems))
+	}
+	for _, p := range s.Problems {
+		if p.Line < 0 || p.Line > nlines {
+			t.Fatalf("problem on line %d of %d: %v", p.Line, nlines, p)
+		}
+	}
+	calls := map[string]bool{}
+	for i, m := range s.Messages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = true
+		}
+		if m.Role == RoleTool && !calls[m.ToolCallID] && s.Agent != SWEAgent {
+			t.Fatalf("message %d answers %q before its call", i, m.ToolCallID)
+		}
+		if !strings.Contains("system user assistant tool", m.Role) || m.Role == "" {
+			t.Fatalf("role %q", m.Role)
+		}
+		if s.NoContent != "" && (m.Text != "" || len(m.ToolCalls) > 0) {
+			t.Fatalf("a session without content has %+v", m)
+		}
+	}
+	prev := 0
+	for _, c := range s.Compactions {
+		if c.Index < prev || c.Index > len(s.Messages) {
+			t.Fatalf("compaction at %d after %d, of %d messages", c.Index, prev, len(s.Messages))
+		}
+		prev = c.Index
+		if c.HasSummary == (c.Unauditable != "") {
+			t.Fatalf("compaction %+v: a summary and a reason, or neither", c)
+		}
+	}
 }

@@ -18,7 +18,7 @@ const Generic = "jsonl"
 
 // Formats lists every format Sniff tells apart, in the order it tries
 // them.
-var Formats = []string{ClaudeCode, Codex, SWEAgent, Generic}
+var Formats = []string{ClaudeCode, Codex, SWEAgent, OTel, Generic}
 
 // SniffBytes is how much of a file Sniff reads.
 const SniffBytes = 256 << 10
@@ -30,7 +30,7 @@ type UnknownFormatError struct {
 }
 
 func (e *UnknownFormatError) Error() string {
-	msg := fmt.Sprintf("%s: not a history compact reads (tried claude-code, codex, swe-agent and the generic JSONL)", e.Name)
+	msg := fmt.Sprintf("%s: not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces and the generic JSONL)", e.Name)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}
@@ -57,11 +57,14 @@ func SniffFile(path string) (string, error) {
 // shows) and its name: one of Formats, or an *UnknownFormatError.
 //
 // A .traj file, or one that holds one JSON document with a history, is a
-// SWE-agent trajectory. Otherwise the first twenty lines decide, the first
-// that tells: a record with a payload and a Codex record type (or an older
-// rollout's first line, {id, timestamp} alone) is Codex; a record with a
-// sessionId, a parentUuid, or a Claude Code record type is Claude Code;
-// an object with a role is the generic JSONL.
+// SWE-agent trajectory; a JSON document (on one line or many) whose
+// object has resourceSpans (or resource_spans), or a Phoenix page of
+// spans ({"data": [{span_id, …}]}), is OTLP JSON traces. Otherwise the
+// first twenty lines decide, the first that tells: a record with a
+// payload and a Codex record type (or an older rollout's first line, {id,
+// timestamp} alone) is Codex; a record with a sessionId, a parentUuid, or
+// a Claude Code record type is Claude Code; an object with a role is the
+// generic JSONL.
 func Sniff(head []byte, name string) (string, error) {
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	if strings.EqualFold(filepath.Ext(name), ".traj") {
@@ -70,6 +73,9 @@ func Sniff(head []byte, name string) (string, error) {
 	trimmed := bytes.TrimLeft(head, " \t\r\n")
 	if len(trimmed) == 0 {
 		return "", &UnknownFormatError{Name: name, Detail: "the file is empty"}
+	}
+	if looksLikeOTLP(trimmed) {
+		return OTel, nil
 	}
 	// One JSON document over many lines: a trajectory.
 	if first, _, _ := bytes.Cut(trimmed, []byte("\n")); !json.Valid(bytes.TrimSpace(first)) && looksLikeTraj(trimmed) {
@@ -113,6 +119,12 @@ var codexTypes = map[string]bool{"session_meta": true, "response_item": true, "e
 var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "summary": true, "file-history-snapshot": true, "queue-operation": true}
 
 func sniffObject(obj map[string]json.RawMessage) string {
+	if _, ok := obj["resourceSpans"]; ok {
+		return OTel
+	}
+	if _, ok := obj["resource_spans"]; ok {
+		return OTel
+	}
 	typ := ""
 	if raw, ok := obj["type"]; ok {
 		_ = json.Unmarshal(raw, &typ)
@@ -166,6 +178,8 @@ func sniffKeys(line []byte) string {
 		return Codex
 	case has(`"sessionId"`) || has(`"parentUuid"`):
 		return ClaudeCode
+	case has(`{"resourceSpans"`) || has(`{"resource_spans"`):
+		return OTel
 	}
 	return ""
 }
@@ -173,6 +187,17 @@ func sniffKeys(line []byte) string {
 // looksLikeTraj reports whether head starts one JSON object whose members
 // include history or trajectory.
 func looksLikeTraj(head []byte) bool {
+	return topKeys(head, 64, func(key string, _ *json.Decoder) (bool, bool) {
+		return key == "history" || key == "trajectory", key == "history" || key == "trajectory"
+	})
+}
+
+// topKeys reads the first max members of the JSON object head starts:
+// decide is called with each key, the decoder at its value, and says
+// whether the key decides and what; the value of a key that does not is
+// skipped. False when nothing decided (a value cut at the end of the
+// head, in a long document, ends the search).
+func topKeys(head []byte, max int, decide func(key string, dec *json.Decoder) (decided, yes bool)) bool {
 	t := bytes.TrimLeft(head, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
 		return false
@@ -181,7 +206,7 @@ func looksLikeTraj(head []byte) bool {
 	if _, err := dec.Token(); err != nil {
 		return false
 	}
-	for i := 0; i < 64 && dec.More(); i++ {
+	for i := 0; i < max && dec.More(); i++ {
 		tok, err := dec.Token()
 		if err != nil {
 			return false
@@ -190,21 +215,42 @@ func looksLikeTraj(head []byte) bool {
 		if !ok {
 			return false
 		}
-		if key == "history" || key == "trajectory" {
-			return true
+		if decided, yes := decide(key, dec); decided {
+			return yes
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			// A value cut at the end of the head: a long document.
 			return false
 		}
 	}
 	return false
 }
 
+// looksLikeOTLP reports whether head starts a JSON object whose first
+// members include resourceSpans (or resource_spans), or data, a list
+// whose first element is a span (span_id or spanId): an OTLP trace
+// request, or a Phoenix page of OTLP spans.
+func looksLikeOTLP(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n") // topKeys's offsets are from here
+	return topKeys(head, 16, func(key string, dec *json.Decoder) (bool, bool) {
+		switch key {
+		case "resourceSpans", "resource_spans":
+			return true, true
+		case "data":
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return true, false
+			}
+			return true, topKeys(head[dec.InputOffset():], 32, func(k string, _ *json.Decoder) (bool, bool) {
+				return k == "span_id" || k == "spanId", true
+			})
+		}
+		return false, false
+	})
+}
+
 // ReadFile reads the session at path in format (one of ClaudeCode, Codex,
-// SWEAgent; "" sniffs it). Generic is not read here: internal/convo
-// reads it.
+// SWEAgent, OTel; "" sniffs it); of a trace file, its first conversation
+// (ReadOTel). Generic is not read here: internal/convo reads it.
 func ReadFile(path, format string) (*Session, error) {
 	if format == "" {
 		f, err := SniffFile(path)
@@ -220,6 +266,12 @@ func ReadFile(path, format string) (*Session, error) {
 		return ReadCodexFile(path)
 	case SWEAgent:
 		return ReadSWEAgentFile(path)
+	case OTel:
+		f, err := ReadOTelFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return f.First(), nil
 	}
 	return nil, fmt.Errorf("%s: format %q is not an agent's session (want %s)", path, format, strings.Join(Names, ", "))
 }

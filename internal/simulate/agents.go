@@ -78,6 +78,8 @@ func ReadFile(path, format string, stdin io.Reader, leaf string, windows map[str
 		s, err = agents.ReadCodex(br, name)
 	case agents.SWEAgent:
 		s, err = agents.ReadSWEAgent(br, name)
+	case agents.OTel:
+		s, err = agents.ReadOTel(br, name)
 	default:
 		return nil, nil, inputErr("--format: unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 	}
