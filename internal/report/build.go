@@ -17,6 +17,7 @@ import (
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 	"github.com/compactlab/compact/internal/workpool"
 )
@@ -32,7 +33,7 @@ type Options struct {
 	// Judge names the judge records read, <bundle>/judge/<Judge>.json; when
 	// empty, each bundle's first record by name.
 	Judge string
-	// Target is the size target in UTF-16 units (diff.DefaultTarget when
+	// Target is the size target in UTF-16 units (prompt.DefaultTargetChars when
 	// 0); Profile the rules of bundles whose metadata does not say.
 	Target  int
 	Profile string
@@ -86,7 +87,7 @@ type Bundle struct {
 	Probes   int
 	// Sides are the briefings by name.
 	Sides map[string]*Side
-	// Drop is the lowest probe score of a briefing minus the baseline's
+	// Drop is the lowest grounded score of a briefing minus the baseline's
 	// (0 when none is lower).
 	Drop float64
 	// Worse lists, per run, the diff measures on which the run is worse
@@ -145,7 +146,7 @@ func measureOf(s *diff.Side) *Measure {
 // Build reads and measures the bundles of dirs.
 func Build(dirs []string, opts Options) *Report {
 	if opts.Target <= 0 {
-		opts.Target = diff.DefaultTarget
+		opts.Target = prompt.DefaultTargetChars
 	}
 	r := &Report{Root: commonRoot(dirs), Baseline: opts.Baseline, Target: opts.Target}
 	type out struct {

@@ -543,7 +543,7 @@ func (r *Report) overview(v *pageView) {
 			}
 			counts = append(counts, c)
 		}
-		v.DistChart = histChart("distribution of probe scores", r.Names, bins, counts)
+		v.DistChart = histChart("distribution of grounded scores", r.Names, bins, counts)
 	}
 	if judged {
 		var groups []barGroup
@@ -648,7 +648,7 @@ func (r *Report) chainViews() (eager, more []chainView, n int) {
 func (r *Report) chainView(name string, bs []*Bundle) chainView {
 	cv := chainView{Name: relTo(r.Root, name)}
 	size := lineChartSpec{W: 300, H: 150, XLabel: "compression", YLabel: "characters", XInts: true, XMin: math.Inf(1), XMax: math.Inf(-1), HLine: math.NaN()}
-	ret := lineChartSpec{W: 300, H: 150, XLabel: "compression", YLabel: "probe score", XInts: true, XMin: math.Inf(1), XMax: math.Inf(-1),
+	ret := lineChartSpec{W: 300, H: 150, XLabel: "compression", YLabel: "grounded score", XInts: true, XMin: math.Inf(1), XMax: math.Inf(-1),
 		YMin: 0, YMax: 1, YFormat: func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }, HLine: math.NaN()}
 	maxChars := 0.0
 	hasScore := false
@@ -683,7 +683,7 @@ func (r *Report) chainView(name string, bs []*Bundle) chainView {
 		}
 	}
 	size.Label = "briefing sizes along " + cv.Name
-	ret.Label = "probe scores along " + cv.Name
+	ret.Label = "grounded scores along " + cv.Name
 	cv.Size = lineChart(size)
 	if hasScore {
 		cv.Score = lineChart(ret)
