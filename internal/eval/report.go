@@ -533,34 +533,13 @@ func pair(results []*BundleResult, a, b string, opt ReportOptions) Pair {
 
 // pairedEqual is paired on the equal-size recall of a and b.
 func pairedEqual(results []*BundleResult, a, b string, opt ReportOptions) Paired {
-	var d []float64
-	var p Paired
+	var xs, ys []float64
 	for _, r := range results {
-		v, ok := r.equal[[2]string{a, b}]
-		if !ok {
-			continue
-		}
-		p.N++
-		p.MeanA += v[0]
-		p.MeanB += v[1]
-		d = append(d, v[1]-v[0])
-		switch {
-		case v[1] > v[0]+1e-12:
-			p.Wins++
-		case v[1] < v[0]-1e-12:
-			p.Losses++
-		default:
-			p.Ties++
+		if v, ok := r.equal[[2]string{a, b}]; ok {
+			xs, ys = append(xs, v[0]), append(ys, v[1])
 		}
 	}
-	if p.N == 0 {
-		return p
-	}
-	p.MeanA /= float64(p.N)
-	p.MeanB /= float64(p.N)
-	p.Diff = p.MeanB - p.MeanA
-	p.CILow, p.CIHigh = bootstrap(d, opt.Resamples, opt.Seed)
-	return p
+	return pairOf(xs, ys, opt)
 }
 
 // verdict says a pair's headline comparison in words, with the sizes:
@@ -610,8 +589,7 @@ func verdict(p Pair) string {
 // paired compares score (where it says it has one) of sides a and b over
 // the bundles that have both.
 func paired(results []*BundleResult, a, b string, opt ReportOptions, score func(*BriefingScore) (float64, bool)) Paired {
-	var p Paired
-	var d []float64
+	var xs, ys []float64
 	for _, r := range results {
 		sa, sb := r.Briefing(a), r.Briefing(b)
 		if sa == nil || sb == nil {
@@ -619,13 +597,26 @@ func paired(results []*BundleResult, a, b string, opt ReportOptions, score func(
 		}
 		x, okA := score(sa)
 		y, okB := score(sb)
-		if !okA || !okB {
-			continue
+		if okA && okB {
+			xs, ys = append(xs, x), append(ys, y)
 		}
-		p.N++
+	}
+	return pairOf(xs, ys, opt)
+}
+
+// pairOf compares paired scores xs (side A) and ys (side B): the means,
+// B − A with its bootstrap interval, wins, losses and ties.
+func pairOf(xs, ys []float64, opt ReportOptions) Paired {
+	p := Paired{N: len(xs)}
+	if p.N == 0 {
+		return p
+	}
+	d := make([]float64, len(xs))
+	for i := range xs {
+		x, y := xs[i], ys[i]
 		p.MeanA += x
 		p.MeanB += y
-		d = append(d, y-x)
+		d[i] = y - x
 		switch {
 		case y > x+1e-12:
 			p.Wins++
@@ -634,9 +625,6 @@ func paired(results []*BundleResult, a, b string, opt ReportOptions, score func(
 		default:
 			p.Ties++
 		}
-	}
-	if p.N == 0 {
-		return p
 	}
 	p.MeanA /= float64(p.N)
 	p.MeanB /= float64(p.N)

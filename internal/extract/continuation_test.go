@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/compactlab/compact/internal/bundle"
-	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/serialize"
 )
 
@@ -23,14 +22,7 @@ func TestContinuation(t *testing.T) {
 	rows[6] = rows[6].withMeta(`{"json":{"compressedHistory":""}}`)
 	db := writeDB(t, tChat{id: "c1", title: "Chain", lastAt: 1, rows: rows})
 	r := mustRun(t, testOptions(t, db))
-	msgs := make([]history.Value, len(rows))
-	for i, row := range rows {
-		m, err := history.MessageFromRow(fmt.Sprint(i), row.role, row.parts, row.meta, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs[i] = m
-	}
+	msgs := decodeRows(t, rows)
 	dir := filepath.Join(r.out, "001-chain")
 	// 6 has an empty summary: a bundle (as the upstream writes), which
 	// compacts nothing, so the continuation of 2 runs through it.

@@ -325,14 +325,7 @@ func TestCompactHistoryIsSerializeOfPrefix(t *testing.T) {
 	rows[12] = rows[12].withMeta(`{"json":{"compressedHistory":"","other":1}}`)
 	db := writeDB(t, tChat{id: "c1", title: "Chain", lastAt: 1, rows: rows})
 	r := mustRun(t, testOptions(t, db))
-	msgs := make([]history.Value, len(rows))
-	for i, row := range rows {
-		m, err := history.MessageFromRow(fmt.Sprint(i), row.role, row.parts, row.meta, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs[i] = m
-	}
+	msgs := decodeRows(t, rows)
 	dir := filepath.Join(r.out, "001-chain")
 	got := bundles(t, dir)
 	if len(got) != 6 { // points 2 4 6 8 10 12 14 16: 6 and 10 have no bundle
@@ -854,4 +847,18 @@ func TestOutputDirectoryMode(t *testing.T) {
 	if got.Mode().Perm()&0o055 == 0 && want.Mode().Perm()&0o055 != 0 {
 		t.Errorf("output directory is private")
 	}
+}
+
+// decodeRows decodes rows as extract decodes the messages column.
+func decodeRows(t *testing.T, rows []tRow) []history.Value {
+	t.Helper()
+	msgs := make([]history.Value, len(rows))
+	for i, row := range rows {
+		m, err := history.MessageFromRow(fmt.Sprint(i), row.role, row.parts, row.meta, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs[i] = m
+	}
+	return msgs
 }
