@@ -84,6 +84,7 @@ var judgeBatchProviders = []struct {
 // the same bundles sends nothing at all (everything is in the cache) and
 // reports the same scores, each grade on the briefing it belongs to.
 func TestEvalJudgeBatch(t *testing.T) {
+	t.Parallel() // heavy and independent: overlaps the others at the end of the package's run
 	src := filepath.Join(t.TempDir(), "sample")
 	db := filepath.Join("..", "examples", "stagewise", "instances.sqlite")
 	if code, _, errOut := diffRun(t, nil, "extract", "--db", db, "--out", src); code != 0 {

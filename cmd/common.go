@@ -18,6 +18,11 @@ import (
 	"github.com/compactlab/compact/internal/extract"
 )
 
+// Commands are listed in the order NewRootCmd gives them: cobra's global
+// sorting is turned off once, not by each root built (tests build roots
+// in parallel).
+func init() { cobra.EnableCommandSorting = false }
+
 // This file holds what several commands share, so that the same case reads
 // and exits the same everywhere: the channel flag and the directory it
 // names, the concurrency flag, completion of fixed values, the error for a

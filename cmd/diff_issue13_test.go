@@ -167,6 +167,7 @@ func diffManyBundles(t *testing.T, copies int) string {
 // TestDiffStatIsASummary: --stat over many bundles prints the totals,
 // medians, the worst bundles and chains, and no line per bundle.
 func TestDiffStatIsASummary(t *testing.T) {
+	t.Parallel() // heavy and independent: overlaps the others at the end of the package's run
 	root := diffManyBundles(t, 6)
 	code, out, errOut := diffRun(t, nil, "diff", "--stat", root)
 	if code != 0 || errOut != "" {

@@ -150,8 +150,8 @@ func NewRootCmd(io *iostreams.IO) (*cobra.Command, *Factory) {
 		return &ExitError{Code: 2, Err: unknownFlagError(c, flagValueError(err))}
 	})
 
-	// The commands in groups, the path first and in its order.
-	cobra.EnableCommandSorting = false
+	// The commands in groups, the path first and in its order (cobra's own
+	// sorting is off: init in cmd/common.go).
 	for _, g := range commandGroups {
 		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
 	}

@@ -111,6 +111,7 @@ func simCompactions(t *testing.T, args []string) map[string]int {
 // compactions for every strategy it names (or a hint whose window does),
 // so that the examples cannot go stale.
 func TestSimulateReadmeExamples(t *testing.T) {
+	t.Parallel() // heavy and independent: overlaps the others at the end of the package's run
 	db := simSampleDB(t)
 	cmds := append(append([]string(nil), simReadmeExamples...), readmeSimulateLines(t)...)
 	// The examples of --help too.

@@ -242,9 +242,7 @@ func newPastIndex(h mdtext.History) *pastIndex {
 	delete(x.paths, "")
 	delete(x.commands, "")
 	x.text = all.String()
-	for _, w := range nameTokens.FindAllString(x.text, -1) {
-		x.words[w] = true
-	}
+	eachNameToken(x.text, func(start, end int) { x.words[x.text[start:end]] = true })
 	return x
 }
 
@@ -322,8 +320,48 @@ var genericCommands = map[string]bool{
 }
 
 // nameTokens are the words a name is taken from: identifiers with
-// dots, colons or arrows between their parts.
+// dots, colons or arrows between their parts (eachNameToken finds them;
+// this is their definition, and a test holds the two equal).
 var nameTokens = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*`)
+
+func isNameStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
+}
+
+func isNameByte(c byte) bool { return isNameStart(c) || c >= '0' && c <= '9' }
+
+// eachNameToken calls fn with the bounds of each match of nameTokens in
+// s, leftmost first, as FindAllStringIndex would (linear, without the
+// regexp engine, which is several times slower on long histories).
+func eachNameToken(s string, fn func(start, end int)) {
+	for i := 0; i < len(s); {
+		if !isNameStart(s[i]) {
+			i++
+			continue
+		}
+		start := i
+		i++
+		for {
+			for i < len(s) && isNameByte(s[i]) {
+				i++
+			}
+			j := i
+			switch {
+			case j < len(s) && s[j] == '.':
+				j++
+			case j+1 < len(s) && (s[j] == ':' && s[j+1] == ':' || s[j] == '-' && s[j+1] == '>'):
+				j += 2
+			default:
+				j = -1
+			}
+			if j < 0 || j >= len(s) || !isNameStart(s[j]) {
+				break
+			}
+			i = j + 1
+		}
+		fn(start, i)
+	}
+}
 
 var codeSpan = regexp.MustCompile("`([^`\n]{3,80})`")
 
@@ -354,15 +392,15 @@ func codeNames(text string) []string {
 			add(s)
 		}
 	}
-	for _, loc := range nameTokens.FindAllStringIndex(text, -1) {
-		w := text[loc[0]:loc[1]]
-		if loc[0] > 0 && (isAlnum(text[loc[0]-1]) || text[loc[0]-1] == '#') {
-			continue // the tail of a word or a number: 0f766e, #0f766e
+	eachNameToken(text, func(start, end int) {
+		w := text[start:end]
+		if start > 0 && (isAlnum(text[start-1]) || text[start-1] == '#') {
+			return // the tail of a word or a number: 0f766e, #0f766e
 		}
 		if codeLike(w) && !isFileName(w) && !mountPrefix.MatchString(w) {
 			add(w)
 		}
-	}
+	})
 	return out
 }
 

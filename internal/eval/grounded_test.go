@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -153,6 +155,30 @@ func TestCutAt(t *testing.T) {
 	} {
 		if got := CutAt(c.in, c.target); got != c.want {
 			t.Errorf("CutAt(%q, %d) = %q, want %q", c.in, c.target, got, c.want)
+		}
+	}
+}
+
+// TestEachNameTokenIsTheRegexp: the hand-written scanner finds what the
+// nameTokens expression defines, on texts of every shape.
+func TestEachNameTokenIsTheRegexp(t *testing.T) {
+	texts := []string{"", "a", "a.b", "a..b", "a.", ".a", "a::b::c", "a:b", "a->b->", "x-y", "9a b9 _x $y", "fooBar.baz(qux) -> a::b",
+		"w1a2/src/x.ts", "日本 abc.def", "a.1b", "a.b1.c2", "#0f766e", "-> ::", "a::", "a->"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := "ab_$9.:->/ \n"
+	for range 2000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		var got [][]int
+		eachNameToken(s, func(a, b int) { got = append(got, []int{a, b}) })
+		want := nameTokens.FindAllStringIndex(s, -1)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: got %v, want %v", s, got, want)
 		}
 	}
 }

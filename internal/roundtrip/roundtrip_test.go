@@ -196,10 +196,12 @@ func roundTrip(t testing.TB, gen replay.Generator, data []byte) {
 	}
 }
 
-// hostile are message texts compact's readers used to refuse, or that
-// act on a terminal.
+// hugeReps makes the huge lines of TestBundleRoundTrip 1.5 MB (a quarter
+// of that under the race detector: race_test.go).
 var hugeReps = 1 << 16
 
+// hostile are message texts compact's readers used to refuse, or that
+// act on a terminal.
 var hostile = [][]byte{
 	[]byte("NUL\x00byte"),
 	[]byte("\x00"),

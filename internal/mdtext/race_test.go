@@ -1,0 +1,5 @@
+//go:build race
+
+package mdtext
+
+const raceEnabled = true
