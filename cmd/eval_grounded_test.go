@@ -218,4 +218,3 @@ func TestEvalCalibrate(t *testing.T) {
 		t.Errorf("nothing found: exit %d, %s", code, errOut)
 	}
 }
-
