@@ -41,7 +41,7 @@ func runEvalValidity(c *cobra.Command, opts *evalOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact eval: %s: %s\n", e.Bundle, e.Error)
 	}
 	if rep.Bundles == 0 {
-		return usageErr("eval --validate: none of the %s has a recorded briefing (%s) to build a ladder from", plural(len(dirs), "bundle"), bundle.FileActual)
+		return usageErr("eval: --validate: none of the %s has a recorded briefing (%s) to build a ladder from", plural(len(dirs), "bundle"), bundle.FileActual)
 	}
 	if format == "json" {
 		enc := json.NewEncoder(f.IO.Out)
@@ -65,7 +65,7 @@ func runEvalValidity(c *cobra.Command, opts *evalOptions) error {
 		missed = append(missed, fmt.Sprintf("%d of %s not read", len(bad), plural(len(dirs), "bundle")))
 	}
 	if len(missed) > 0 {
-		return &ExitError{Code: exitFailed, Err: errors.New("eval --validate: " + strings.Join(missed, "; "))}
+		return &ExitError{Code: exitFailed, Err: errors.New("eval: --validate: " + strings.Join(missed, "; "))}
 	}
 	return nil
 }
@@ -74,16 +74,16 @@ func runEvalValidity(c *cobra.Command, opts *evalOptions) error {
 func runEvalCalibrate(f *Factory, opts *evalOptions, format string) error {
 	file, err := fsutil.OpenInputMax(opts.Calibrate, maxGradesFile)
 	if err != nil {
-		return usageErr("eval --calibrate: %v", err)
+		return usageErr("eval: --calibrate: %v", err)
 	}
 	data, err := io.ReadAll(file)
 	file.Close()
 	if err != nil {
-		return usageErr("eval --calibrate: %v", err)
+		return usageErr("eval: --calibrate: %v", err)
 	}
 	grades, err := eval.ParseHumanGrades(opts.Calibrate, data)
 	if err != nil {
-		return usageErr("eval --calibrate: %v", err)
+		return usageErr("eval: --calibrate: %v", err)
 	}
 	cache := map[string]map[string]map[string]float64{}
 	score := func(b, briefing string) map[string]float64 {
@@ -110,7 +110,7 @@ func runEvalCalibrate(f *Factory, opts *evalOptions, format string) error {
 		return err
 	}
 	if rep.Matched == 0 {
-		return usageErr("eval --calibrate: no graded briefing found; name each bundle by its directory, relative to here or to a PATH given, and each briefing as actual or a run")
+		return usageErr("eval: --calibrate: no graded briefing found; name each bundle by its directory, relative to here or to a PATH given, and each briefing as actual or a run")
 	}
 	return nil
 }

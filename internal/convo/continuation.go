@@ -64,23 +64,11 @@ func RenderContinuation(msgs []strategy.Message, opts RenderOptions, maxOutput i
 		m := msgs[i]
 		if m.Role == strategy.RoleTool && m.Raw == nil {
 			if out := strings.TrimSpace(m.Content); out != "" {
-				turn(mdtext.OutputOpen + serialize.Esc(cutBytes(out, maxOutput)) + mdtext.OutputClose)
+				turn(mdtext.OutputOpen + serialize.Esc(serialize.CutBytes(out, maxOutput)) + mdtext.OutputClose)
 			}
 			continue
 		}
 		compactTurns(msgs[i:i+1], &one, turn)
 	}
 	return stripCwd(b.String(), opts.Cwd)
-}
-
-// cutBytes returns s, or its first n bytes at most, never splitting a
-// character.
-func cutBytes(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

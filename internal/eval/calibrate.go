@@ -357,13 +357,9 @@ func CalibrationScores(dir string, target int) (map[string]map[string]float64, e
 		out[s.Name] = m
 	}
 	if runs := bundle.JudgeRecords(dir); len(runs) > 0 {
-		data, err := fsutil.ReadFileLimit(bundle.JudgePath(dir, runs[0]), 256<<20)
+		rec, err := ReadJudgeRecord(dir, runs[0])
 		if err != nil {
 			return nil, err
-		}
-		var rec JudgeRecord
-		if err := json.Unmarshal(data, &rec); err != nil {
-			return nil, fmt.Errorf("%s: %v", bundle.JudgePath(dir, runs[0]), err)
 		}
 		for _, jb := range rec.Briefings {
 			if m := out[jb.Name]; m != nil && !math.IsNaN(jb.Score) {
@@ -372,4 +368,19 @@ func CalibrationScores(dir string, target int) (map[string]map[string]float64, e
 		}
 	}
 	return out, nil
+}
+
+// ReadJudgeRecord reads the judge record <dir>/judge/<run>.json (at most
+// 256 MiB); a record that is not JSON is an error naming the file.
+func ReadJudgeRecord(dir, run string) (*JudgeRecord, error) {
+	file := bundle.JudgePath(dir, run)
+	data, err := fsutil.ReadFileLimit(file, 256<<20)
+	if err != nil {
+		return nil, err
+	}
+	var rec JudgeRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &rec, nil
 }

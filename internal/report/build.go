@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/eval"
-	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/prompt"
@@ -418,16 +416,18 @@ func readJudge(b *Bundle, res *eval.BundleResult, name string) {
 		name = runs[0]
 	}
 	file := bundle.JudgePath(b.Dir, name)
-	data, err := fsutil.ReadFileLimit(file, 256<<20)
-	if err != nil {
+	rec, err := eval.ReadJudgeRecord(b.Dir, name)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+	case errors.As(err, &syntax) || errors.As(err, &typ):
+		b.Warnings = append(b.Warnings, "judge record "+err.Error()) // names the file
+		return
+	default:
 		if !errors.Is(err, fs.ErrNotExist) {
 			b.Warnings = append(b.Warnings, "judge record: "+err.Error())
 		}
-		return
-	}
-	var rec eval.JudgeRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		b.Warnings = append(b.Warnings, fmt.Sprintf("judge record %s: %v", file, err))
 		return
 	}
 	b.Judge = name

@@ -72,13 +72,7 @@ func AppendContinuation(dst []byte, msgs []history.Value, opts Options, maxTurns
 			if text = strings.TrimSpace(text); text == "" {
 				continue
 			}
-			if maxOutput > 0 && len(text) > maxOutput {
-				n := maxOutput
-				for n > 0 && text[n]&0xC0 == 0x80 {
-					n--
-				}
-				text = text[:n]
-			}
+			text = CutBytes(text, maxOutput)
 			b = append(b, '\n')
 			b = append(b, outputOpen...)
 			b = appendEscString(b, text)
@@ -86,4 +80,16 @@ func AppendContinuation(dst []byte, msgs []history.Value, opts Options, maxTurns
 		}
 	}
 	return b
+}
+
+// CutBytes returns s, or its first n bytes at most (n > 0), never
+// splitting a character: how a continuation bounds a tool's output.
+func CutBytes(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }
