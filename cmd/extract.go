@@ -378,7 +378,11 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: %s without the agent's summary (unauditable: encrypted or missing): replay answers them; diff and eval skip them\n", plural(sum.Unauditable, "bundle"))
 	}
 	if sum.Bundles == 0 && !f.IO.Quiet {
-		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compaction found: none of the %s recorded one yet\n", plural(sum.Sessions, opts.From+" session"))
+		why := "recorded one yet"
+		if opts.From == agents.GeminiCLI {
+			why = "recorded one (Gemini CLI records its compressions from v0.44 on; compact simulate FILE reads a chat whole)"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compaction found: none of the %s %s\n", plural(sum.Sessions, opts.From+" session"), why)
 	}
 	return nil
 }

@@ -112,6 +112,10 @@ func TestNamedPipeAsEveryInput(t *testing.T) {
 		{"extract --from codex FILE", plain("extract", "--from", "codex", "PIPE", "--out", "OUT")},
 		{"extract --from otel FILE", plain("extract", "--from", "otel", "PIPE", "--out", "OUT")},
 		{"simulate --format otel", plain("simulate", "--format", "otel", "PIPE")},
+		{"extract --from opencode FILE", plain("extract", "--from", "opencode", "PIPE", "--out", "OUT")},
+		{"extract --from gemini-cli FILE", plain("extract", "--from", "gemini-cli", "PIPE", "--out", "OUT")},
+		{"simulate --format opencode", plain("simulate", "--format", "opencode", "PIPE")},
+		{"simulate --format gemini-cli", plain("simulate", "--format", "gemini-cli", "PIPE")},
 		{"extract --from claude-code --pack", plain("extract", "--from", "claude-code", filepath.Join(agentsTestdata, "claude-code", "synthetic-shop.jsonl"), "--pack", "PIPE", "--out", "OUT")},
 		{"compress --db", plain("compress", "--db", "PIPE", "--chat", "x", "--out", "OUT")},
 		{"simulate FILE", plain("simulate", "PIPE")},
@@ -144,6 +148,14 @@ func TestNamedPipeAsEveryInput(t *testing.T) {
 		{"extract --from otel DIR", func(d string) (string, []string) {
 			p := mkfifo(t, filepath.Join(d, "traces", "collector", "traces.json"))
 			return p, []string{"extract", "--from", "otel", filepath.Join(d, "traces"), "--out", filepath.Join(d, "out")}
+		}},
+		{"extract --from opencode DIR", func(d string) (string, []string) {
+			p := mkfifo(t, filepath.Join(d, "share", "opencode", "opencode.db"))
+			return p, []string{"extract", "--from", "opencode", filepath.Join(d, "share"), "--out", filepath.Join(d, "out")}
+		}},
+		{"extract --from gemini-cli DIR", func(d string) (string, []string) {
+			p := mkfifo(t, filepath.Join(d, "tmp", "api", "chats", "session-2026-05-20T09-00-7c1e2a44.jsonl"))
+			return p, []string{"extract", "--from", "gemini-cli", filepath.Join(d, "tmp"), "--out", filepath.Join(d, "out")}
 		}},
 		{"extract --skills-dir", func(d string) (string, []string) {
 			p := mkfifo(t, filepath.Join(d, "skills-root", "skills", "deploy", "SKILL.md"))

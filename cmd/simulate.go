@@ -69,7 +69,9 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"every chat, or the --chat ids), read as extract reads them, or history\n" +
 			"files (FILE..., or --jsonl FILE): a Claude Code session, a Codex rollout,\n" +
 			"a SWE-agent trajectory, OpenTelemetry traces (OTLP JSON: the first\n" +
-			"conversation) or a generic JSONL history, told apart by their\n" +
+			"conversation), an OpenCode session (an export, a storage session file,\n" +
+			"or opencode.db: the session updated last), a Gemini CLI chat\n" +
+			"(session-*.json or .jsonl) or a generic JSONL history, told apart by their\n" +
 			"content (or --format). A tree is simulated along the branch to the newest\n" +
 			"leaf, or to --leaf; an agent's session along its main thread, with the\n" +
 			"agent's live usage of each step beside the simulated context.\n\n" +
@@ -121,7 +123,7 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	addChannelFlag(c, &opts.Channel, "release channel whose database to read: "+strings.Join(extract.ChannelNames, ", "))
 	fl.StringArrayVar(&opts.Chats, "chat", nil, "simulate only the chat with this `ID` (repeatable; default every chat)")
 	fl.StringVar(&opts.JSONL, "jsonl", "", "read the history in `FILE` instead of a database (- for stdin), as a FILE argument is read")
-	fl.StringVar(&opts.Format, "format", "auto", "read the history files as `FORMAT`: "+strings.Join(simulate.Formats, ", ")+" (auto: told by content)")
+	fl.StringVar(&opts.Format, "format", "auto", "read FILEs as `FORMAT`: "+strings.Join(simulate.Formats, ", ")+" (auto: sniffed)")
 	fl.StringVar(&opts.Leaf, "leaf", "", "with a generic JSONL history: simulate the branch ending at the message with this `ID`")
 	fl.StringVar(&opts.Strategy, "strategy", strategy.NameStagewise, "simulate the strategy `NAME` (Strategies, above)")
 	fl.StringVar(&opts.Compare, "compare", "", "compare the strategies `NAME,NAME,...` over all chosen chats")

@@ -163,7 +163,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{"against recorded with sweep", []string{"--db", db, "--against-recorded", "--sweep", "threshold=0.5"}, "does not go with --sweep"},
 		{"format without a file", []string{"--db", db, "--format", "codex"}, "--format reads history files"},
 		{"unknown format", []string{"--jsonl", jl, "--format", "cursor"}, `--format: unknown format "cursor"`},
-		{"not a history", []string{simNotes(t)}, "not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces and the generic JSONL)"},
+		{"not a history", []string{simNotes(t)}, "not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces, opencode, gemini-cli and the generic JSONL)"},
 		{"leaf of an agent's session", []string{"../testdata/agents/codex/rollout-44444444-4444-4444-8444-444444444444.jsonl", "--leaf", "x"}, "--leaf chooses a branch of a generic JSONL history"},
 		{"against recorded with another strategy", []string{"--db", db, "--against-recorded", "--strategy", "onyx"}, "simulates the stagewise strategy"},
 		{"recorded summaries of a jsonl", []string{"--jsonl", jl, "--summarizer", "recorded"}, "a history file has none"},

@@ -46,7 +46,7 @@ import (
 
 // Agents lists the agents whose compactions this package bundles (OTel:
 // any application's OpenTelemetry traces of its model calls).
-var Agents = []string{agents.ClaudeCode, agents.Codex, agents.OTel}
+var Agents = []string{agents.ClaudeCode, agents.Codex, agents.OTel, agents.OpenCode, agents.GeminiCLI}
 
 // AgentList names Agents for messages: "claude-code, codex or otel".
 func AgentList() string {
@@ -54,8 +54,8 @@ func AgentList() string {
 }
 
 // PackFor is the built-in prompt pack of an agent's bundles: the agent's
-// own (claude-code, codex); for traces, whose application compact does
-// not know, the default pack.
+// own (claude-code, codex, opencode, gemini-cli); for traces, whose
+// application compact does not know, the default pack.
 func PackFor(agent string) string {
 	if agent == agents.OTel {
 		return prompt.DefaultPackName
@@ -153,8 +153,13 @@ func (e *NoSessionsError) Error() string {
 // sessionOf names what an agent's file is: "a claude-code session", "an
 // OTLP JSON trace file".
 func sessionOf(agent string) string {
-	if agent == agents.OTel {
+	switch agent {
+	case agents.OTel:
 		return "an OTLP JSON trace file"
+	case agents.OpenCode:
+		return "an opencode session, storage or database"
+	case agents.GeminiCLI:
+		return "a gemini-cli chat"
 	}
 	return "a " + agent + " session"
 }
@@ -162,8 +167,12 @@ func sessionOf(agent string) string {
 // DefaultDir is where the agent keeps its sessions: Claude Code's
 // projects directory ($CLAUDE_CONFIG_DIR/projects, else
 // ~/.claude/projects), Codex's sessions directory ($CODEX_HOME/sessions,
-// else ~/.codex/sessions). Traces (OTel) have no such place: an error
-// says to name them.
+// else ~/.codex/sessions), OpenCode's data directory
+// ($XDG_DATA_HOME/opencode, else ~/.local/share/opencode, on every
+// system: its database and its older JSON storage), Gemini CLI's
+// temporary directory ($GEMINI_CLI_HOME/.gemini/tmp, else
+// ~/.gemini/tmp: <project>/chats/). Traces (OTel) have no such place: an
+// error says to name them.
 func DefaultDir(agent string, getenv func(string) string) (string, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -189,6 +198,22 @@ func DefaultDir(agent string, getenv func(string) string) (string, error) {
 			return "", errors.New("no HOME: pass the session files or directories")
 		}
 		return filepath.Join(home, ".codex", "sessions"), nil
+	case agents.OpenCode:
+		if d := getenv("XDG_DATA_HOME"); d != "" {
+			return filepath.Join(d, "opencode"), nil
+		}
+		if home == "" {
+			return "", errors.New("no HOME: pass the session files or directories")
+		}
+		return filepath.Join(home, ".local", "share", "opencode"), nil
+	case agents.GeminiCLI:
+		if d := getenv("GEMINI_CLI_HOME"); d != "" {
+			home = d
+		}
+		if home == "" {
+			return "", errors.New("no HOME: pass the session files or directories")
+		}
+		return filepath.Join(home, ".gemini", "tmp"), nil
 	case agents.OTel:
 		return "", errors.New("--from otel reads the trace files you name (OTLP JSON: the collector's file exporter, an SDK's or Phoenix's export), or directories of them: pass them")
 	}
@@ -198,7 +223,10 @@ func DefaultDir(agent string, getenv func(string) string) (string, error) {
 // FindSessions lists the session files under paths, each once, in order:
 // a file is itself; a directory gives its *.jsonl files (Claude Code:
 // not those under a subagents directory, which are read with their
-// session; Codex: rollout-*.jsonl; OTel: *.json and *.jsonl), sorted.
+// session; Codex: rollout-*.jsonl; OTel: *.json and *.jsonl; Gemini CLI:
+// session-*.jsonl and session-*.json, a .json left out beside the .jsonl
+// Gemini CLI carried it over to), sorted; for OpenCode its databases and
+// storage directories (agents.FindOpenCode).
 func FindSessions(agent string, paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -217,6 +245,16 @@ func FindSessions(agent string, paths []string) ([]string, error) {
 			add(root)
 			continue
 		}
+		if agent == agents.OpenCode {
+			units, err := agents.FindOpenCode(root)
+			if err != nil {
+				return nil, err
+			}
+			for _, u := range units {
+				add(u)
+			}
+			continue
+		}
 		var found []string
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -232,6 +270,18 @@ func FindSessions(agent string, paths []string) ([]string, error) {
 				return nil
 			}
 			name := d.Name()
+			if agent == agents.GeminiCLI {
+				if !strings.HasPrefix(name, "session-") {
+					return nil
+				}
+				if strings.HasSuffix(name, ".json") {
+					if _, err := os.Stat(p + "l"); err == nil {
+						return nil // carried over to the .jsonl beside it
+					}
+					found = append(found, p)
+					return nil
+				}
+			}
 			if !strings.HasSuffix(name, ".jsonl") && !(agent == agents.OTel && strings.HasSuffix(name, ".json")) {
 				return nil
 			}
@@ -259,7 +309,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		return nil, errors.New("agentbundle: no prompt pack")
 	}
 	switch opts.Agent {
-	case agents.ClaudeCode, agents.Codex, agents.OTel:
+	case agents.ClaudeCode, agents.Codex, agents.OTel, agents.OpenCode, agents.GeminiCLI:
 	default:
 		return nil, fmt.Errorf("unknown agent %q (want %s)", opts.Agent, AgentList())
 	}
@@ -290,6 +340,10 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if st, err := os.Stat(f); err == nil && st.IsDir() && opts.Agent == agents.OpenCode {
+			mine = append(mine, f) // a storage directory
+			continue
+		}
 		format, err := agents.SniffFile(f)
 		if err != nil {
 			warn("%v; skipped", err)
@@ -314,6 +368,15 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	for i, f := range mine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if opts.Agent == agents.OpenCode {
+			if err := openCodeUnit(ctx, opts, f, out, &chats, sum, warn); err != nil {
+				return nil, err
+			}
+			if hooks.Progress != nil {
+				hooks.Progress(i+1, len(mine), sum.Bundles)
+			}
+			continue
 		}
 		if opts.Agent == agents.OTel {
 			if err := tr.file(ctx, opts, f, out, &chats, sum, warn); err != nil {
@@ -356,6 +419,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 		}
 		for _, p := range s.Problems {
 			warn("%s: %s", f, p)
+		}
+		if opts.Agent == agents.GeminiCLI && len(s.Compactions) == 0 && strings.HasSuffix(f, ".json") {
+			warn("%s: a Gemini CLI chat of v0.38 or earlier (one JSON record), when Gemini CLI recorded no compression; compact simulate %s reads it whole", f, f)
 		}
 		if err := w.finish(s, warn); err != nil {
 			return nil, err

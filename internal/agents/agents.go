@@ -8,7 +8,12 @@
 //   - SWE-agent trajectories (.traj, one JSON document): ReadSWEAgent;
 //   - OpenTelemetry traces of model calls (OTLP JSON, the GenAI semantic
 //     conventions' attributes or OpenInference's), one session per
-//     conversation: ReadOTelFile (otel.go).
+//     conversation: ReadOTelFile (otel.go);
+//   - OpenCode sessions (its JSON storage, its opencode.db, or what
+//     `opencode export` prints): ReadOpenCodeFile, ReadOpenCodeAll
+//     (opencode.go);
+//   - Gemini CLI chats (~/.gemini/tmp/<project>/chats/session-*.json and
+//     .jsonl): ReadGeminiCLIFile (gemini.go).
 //
 // Sniff tells the formats apart from the first lines of a file. Every
 // reader reports a bad line as a Problem with its 1-based line number and
@@ -39,7 +44,7 @@ const (
 
 // Names lists the agents whose files this package reads (OTel: any
 // application's traces).
-var Names = []string{ClaudeCode, Codex, SWEAgent, OTel}
+var Names = []string{ClaudeCode, Codex, SWEAgent, OTel, OpenCode, GeminiCLI}
 
 // Roles of a message.
 const (
@@ -117,6 +122,10 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	IsError    bool   `json:"isError,omitempty"`
 	ExitCode   *int   `json:"exitCode,omitempty"`
+	// ClearedAt is when the agent cleared a tool result's output from
+	// the context it sends (OpenCode's prune), zero when it never did;
+	// Text is still the whole output.
+	ClearedAt time.Time `json:"clearedAt,omitzero"`
 	// Model is the model that wrote an assistant message, when recorded.
 	Model string `json:"model,omitempty"`
 	// Usage is the live usage of the model step that wrote an assistant

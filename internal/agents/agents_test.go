@@ -342,7 +342,7 @@ func TestSniff(t *testing.T) {
 	for _, bad := range []string{"hello\nworld\n", "", `{"a":1}` + "\n", "[1,2]\n"} {
 		_, err := Sniff([]byte(bad), "f.jsonl")
 		var ue *UnknownFormatError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "tried claude-code, codex, swe-agent, OTLP JSON traces and the generic JSONL") {
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "tried claude-code, codex, swe-agent, OTLP JSON traces, opencode, gemini-cli and the generic JSONL") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

@@ -18,7 +18,7 @@ const Generic = "jsonl"
 
 // Formats lists every format Sniff tells apart, in the order it tries
 // them.
-var Formats = []string{ClaudeCode, Codex, SWEAgent, OTel, Generic}
+var Formats = []string{ClaudeCode, Codex, SWEAgent, OTel, OpenCode, GeminiCLI, Generic}
 
 // SniffBytes is how much of a file Sniff reads.
 const SniffBytes = 256 << 10
@@ -30,7 +30,7 @@ type UnknownFormatError struct {
 }
 
 func (e *UnknownFormatError) Error() string {
-	msg := fmt.Sprintf("%s: not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces and the generic JSONL)", e.Name)
+	msg := fmt.Sprintf("%s: not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces, opencode, gemini-cli and the generic JSONL)", e.Name)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}
@@ -74,8 +74,20 @@ func Sniff(head []byte, name string) (string, error) {
 	if len(trimmed) == 0 {
 		return "", &UnknownFormatError{Name: name, Detail: "the file is empty"}
 	}
+	if bytes.HasPrefix(head, []byte(sqliteMagic)) {
+		if looksLikeOCDB(head) {
+			return OpenCode, nil
+		}
+		return "", &UnknownFormatError{Name: name, Detail: "an SQLite database without OpenCode's session, message and part tables (a stagewise database is read with --db)"}
+	}
 	if looksLikeOTLP(trimmed) {
 		return OTel, nil
+	}
+	if looksLikeOCExport(trimmed) || looksLikeOCSession(trimmed) {
+		return OpenCode, nil
+	}
+	if looksLikeGeminiRecord(trimmed) {
+		return GeminiCLI, nil
 	}
 	// One JSON document over many lines: a trajectory.
 	if first, _, _ := bytes.Cut(trimmed, []byte("\n")); !json.Valid(bytes.TrimSpace(first)) && looksLikeTraj(trimmed) {
@@ -132,6 +144,9 @@ func sniffObject(obj map[string]json.RawMessage) string {
 	if _, ok := obj["payload"]; ok && codexTypes[typ] {
 		return Codex
 	}
+	if _, ok := obj["projectHash"]; ok {
+		return GeminiCLI // a chat's metadata line
+	}
 	if _, ok := obj["sessionId"]; ok {
 		return ClaudeCode
 	}
@@ -176,6 +191,8 @@ func sniffKeys(line []byte) string {
 	switch {
 	case has(`"payload"`) && (has(`"type":"response_item"`) || has(`"type":"event_msg"`) || has(`"type":"compacted"`)):
 		return Codex
+	case has(`"projectHash"`) && has(`"sessionId"`):
+		return GeminiCLI
 	case has(`"sessionId"`) || has(`"parentUuid"`):
 		return ClaudeCode
 	case has(`{"resourceSpans"`) || has(`{"resource_spans"`):
@@ -226,6 +243,20 @@ func topKeys(head []byte, max int, decide func(key string, dec *json.Decoder) (d
 	return false
 }
 
+// looksLikeGeminiRecord reports whether head starts a JSON object whose
+// first members include sessionId and projectHash: a Gemini CLI chat's
+// record (the whole .json, or the first line of a .jsonl).
+func looksLikeGeminiRecord(head []byte) bool {
+	seen := map[string]bool{}
+	return topKeys(head, 8, func(key string, _ *json.Decoder) (bool, bool) {
+		seen[key] = true
+		if seen["sessionId"] && seen["projectHash"] {
+			return true, true
+		}
+		return false, false
+	})
+}
+
 // looksLikeOTLP reports whether head starts a JSON object whose first
 // members include resourceSpans (or resource_spans), or data, a list
 // whose first element is a span (span_id or spanId): an OTLP trace
@@ -249,8 +280,9 @@ func looksLikeOTLP(head []byte) bool {
 }
 
 // ReadFile reads the session at path in format (one of ClaudeCode, Codex,
-// SWEAgent, OTel; "" sniffs it); of a trace file, its first conversation
-// (ReadOTel). Generic is not read here: internal/convo reads it.
+// SWEAgent, OTel, OpenCode, GeminiCLI; "" sniffs it); of a trace file,
+// its first conversation (ReadOTel); of an OpenCode database, its session
+// updated last (ReadOpenCodeFile). Generic is not read here: internal/convo reads it.
 func ReadFile(path, format string) (*Session, error) {
 	if format == "" {
 		f, err := SniffFile(path)
@@ -266,6 +298,10 @@ func ReadFile(path, format string) (*Session, error) {
 		return ReadCodexFile(path)
 	case SWEAgent:
 		return ReadSWEAgentFile(path)
+	case OpenCode:
+		return ReadOpenCodeFile(path)
+	case GeminiCLI:
+		return ReadGeminiCLIFile(path)
 	case OTel:
 		f, err := ReadOTelFile(path)
 		if err != nil {

@@ -37,7 +37,7 @@ func init() {
 		"wrote":   "write write_file writefile write_to_file save_file fs_write",
 		"created": "create create_file createfile new_file",
 		"deleted": "delete delete_file deletefile remove remove_file rm",
-		"shell":   "bash shell exec_command shell_command local_shell container_exec",
+		"shell":   "bash shell exec_command shell_command local_shell container_exec run_shell_command",
 	} {
 		for _, n := range strings.Fields(names) {
 			markerVerbs[n] = verb

@@ -306,7 +306,7 @@ func TestBuiltinDefault(t *testing.T) {
 	if _, err := Builtin("nope"); err == nil {
 		t.Error("Builtin(nope) succeeded")
 	}
-	if diff := cmp.Diff([]string{"claude-code", "codex", "default"}, BuiltinNames()); diff != "" {
+	if diff := cmp.Diff([]string{"claude-code", "codex", "default", "gemini-cli", "opencode"}, BuiltinNames()); diff != "" {
 		t.Error(diff)
 	}
 	// Builtin returns independent copies.

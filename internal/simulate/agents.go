@@ -23,8 +23,9 @@ var Formats = append([]string{"auto"}, agents.Formats...)
 const ClaudeCodeWindow = 200000
 
 // ReadFile reads the history in the file at path ("-": stdin) in format
-// ("" or "auto": sniffed; agents.Generic, agents.ClaudeCode, agents.Codex
-// or agents.SWEAgent). A generic JSONL history is read as ReadJSONL reads
+// ("" or "auto": sniffed; agents.Generic, agents.ClaudeCode, agents.Codex,
+// agents.SWEAgent, agents.OTel, agents.OpenCode or agents.GeminiCLI; an
+// OpenCode database gives its session updated last). A generic JSONL history is read as ReadJSONL reads
 // it, along the branch to leaf; an agent's session through
 // internal/agents and convo.FromSession, with its context window from the
 // session (Codex records it), else from windows by its model, else
@@ -80,6 +81,18 @@ func ReadFile(path, format string, stdin io.Reader, leaf string, windows map[str
 		s, err = agents.ReadSWEAgent(br, name)
 	case agents.OTel:
 		s, err = agents.ReadOTel(br, name)
+	case agents.OpenCode:
+		if path != "-" {
+			s, err = agents.ReadOpenCodeFile(path) // a database or storage: by path
+		} else {
+			s, err = agents.ReadOpenCodeExport(br, name)
+		}
+	case agents.GeminiCLI:
+		if path != "-" {
+			s, err = agents.ReadGeminiCLIFile(path) // with its subagents' chats
+		} else {
+			s, err = agents.ReadGeminiCLI(br, name)
+		}
 	default:
 		return nil, nil, inputErr("--format: unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 	}

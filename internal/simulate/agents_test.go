@@ -66,7 +66,7 @@ func TestReadFileUnknownFormat(t *testing.T) {
 	os.WriteFile(p, []byte("hello\nworld\n"), 0o644)
 	_, _, err := ReadFile(p, "auto", nil, "", nil)
 	var ie *InputError
-	if !errors.As(err, &ie) || err.Error() != p+": not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces and the generic JSONL): line 1 is not a JSON object" {
+	if !errors.As(err, &ie) || err.Error() != p+": not a history compact reads (tried claude-code, codex, swe-agent, OTLP JSON traces, opencode, gemini-cli and the generic JSONL): line 1 is not a JSON object" {
 		t.Errorf("err %v", err)
 	}
 	// A Claude Code session read as the generic JSONL is that format's
