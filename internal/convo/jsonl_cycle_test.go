@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // cycleJSONL is a tree: a root u0 with one child, then a cycle of n
@@ -37,19 +36,16 @@ func TestReadJSONLCycleReportedOnce(t *testing.T) {
 	parent := t
 	for _, tc := range []struct {
 		n, below int
-		limit    time.Duration
 	}{
-		{n: 1000, below: 10, limit: 10 * time.Second},
-		{n: 100_000, below: 1000, limit: 20 * time.Second},
+		{n: 1000, below: 10},
+		{n: 100_000, below: 1000},
 	} {
 		t.Run(fmt.Sprintf("%d members", tc.n), func(t *testing.T) {
 			if parent.Failed() {
 				t.Skip("the small cycle failed already")
 			}
 			in := cycleJSONL(tc.n, tc.below)
-			start := time.Now()
 			h, err := ReadJSONL(strings.NewReader(in), "cycle.jsonl", JSONLOptions{})
-			took := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,9 +80,6 @@ func TestReadJSONLCycleReportedOnce(t *testing.T) {
 			// Linear output: a bounded number of bytes per problem.
 			if limit := 300 + 100*tc.below; total > limit {
 				t.Errorf("problems take %d bytes, want at most %d", total, limit)
-			}
-			if took > tc.limit {
-				t.Errorf("reading %d lines took %v, want under %v", tc.n+tc.below+2, took, tc.limit)
 			}
 			// The cycle's members cannot be the branch's leaf.
 			if _, err := ReadJSONL(strings.NewReader(in), "cycle.jsonl", JSONLOptions{Leaf: fmt.Sprintf("c%d", tc.n/2)}); err == nil ||
@@ -140,6 +133,19 @@ func TestCycleDesc(t *testing.T) {
 	} {
 		if got := cycleDesc(mk(n)); got != want {
 			t.Errorf("cycleDesc(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// BenchmarkReadJSONLCycle times the cycle of 100,000 members that was
+// quadratic before issue 14 (the test above holds its output linear; the
+// time lives here, not in a timed test).
+func BenchmarkReadJSONLCycle(b *testing.B) {
+	in := cycleJSONL(100_000, 1000)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := ReadJSONL(strings.NewReader(in), "cycle.jsonl", JSONLOptions{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
