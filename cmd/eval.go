@@ -52,6 +52,8 @@ type evalOptions struct {
 	// Calibrate reads a file of human grades.
 	Validate  bool
 	Calibrate string
+	// Table is the results table (cmd/tableflags.go).
+	Table tableFlag
 }
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -101,6 +103,9 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Validate, "validate", false, "build the validity ladder of every recorded briefing and print how the measures order it (no other output)")
 	fl.Var(typedString{&opts.Calibrate, "FILE"}, "calibrate", "compare the measures with human grades in FILE (CSV or JSON Lines: bundle, briefing, grade[, rater])")
 	c.MarkFlagsMutuallyExclusive("validate", "calibrate")
+	addTableFlag(c, &opts.Table, "a row per bundle, briefing and probe, and per bundle and briefing,")
+	c.MarkFlagsMutuallyExclusive("table", "validate")
+	c.MarkFlagsMutuallyExclusive("table", "calibrate")
 	fl.Var(typedString{&opts.Judge, "ID"}, "judge", "also score with this model as answerer and judge: a model of the table or a server configured as providers.NAME (not builtin)")
 	fl.Var(typedString{&opts.JudgeBaseURL, "URL"}, "judge-base-url", "judge with the model --judge-api-model of this OpenAI-compatible server (key, if any: COMPACT_API_KEY)")
 	fl.Var(typedString{&opts.JudgeAPIModel, "NAME"}, "judge-api-model", "the model the judge's server is asked for (with --judge-base-url, or --judge naming a server)")
@@ -253,6 +258,9 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 		err = rep.WriteText(f.IO.TextOut(), topt)
 	}
 	if err != nil {
+		return err
+	}
+	if err := writeEvalTable(opts, results, rep); err != nil {
 		return err
 	}
 	var problems []string

@@ -42,6 +42,8 @@ type replayOptions struct {
 	Repeat int
 	// Batch sends through the providers' batch APIs (cmd/batch.go).
 	Batch bool
+	// Table is the results table (cmd/tableflags.go).
+	Table tableFlag
 	// Stop is the interrupt context (tests replace it).
 	Stop context.Context
 	// Generator replaces the configured cascade (tests).
@@ -128,6 +130,9 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	c.MarkFlagsMutuallyExclusive("fallback-model", "model")
 	c.MarkFlagsMutuallyExclusive("fallback-model", "base-url")
 	c.MarkFlagsMutuallyExclusive("batch", "dry-run")
+	addTableFlag(c, &opts.Table, "a row per bundle and run (model, tokens, cost, latency, status, cache hit)")
+	c.MarkFlagsMutuallyExclusive("table", "batch")
+	c.MarkFlagsMutuallyExclusive("table", "dry-run")
 
 	models := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return replayModelNames(f), cobra.ShellCompDirectiveNoFileComp
@@ -146,22 +151,6 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	completeValues(c, "timeout", "30s", "2m", "5m", "15m")
 	return c
 }
-
-// typedString is a string flag whose help shows typ ("id", "url") in
-// place of "string".
-type typedString struct {
-	p   *string
-	typ string
-}
-
-func (s typedString) String() string {
-	if s.p == nil {
-		return ""
-	}
-	return *s.p
-}
-func (s typedString) Set(v string) error { *s.p = v; return nil }
-func (s typedString) Type() string       { return s.typ }
 
 // modelPlan is the part of a plan every command's model shares: the
 // configuration, the environment and the builtin model's writer.
@@ -339,6 +328,9 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}
 	if runErr != nil {
 		return interrupted("interrupted after %d of %s; run again to finish the rest", len(items), replay.Count(len(bundles), len(runs)))
+	}
+	if err := writeReplayTable(opts, run, items); err != nil {
+		return err
 	}
 	if tot.OK+tot.Skipped == 0 {
 		return fmt.Errorf("no bundle got an answer")

@@ -50,6 +50,8 @@ type simulateOptions struct {
 	AgainstRecorded bool
 	Jobs            int
 	GOOS            string
+	// Table is the results table (cmd/tableflags.go).
+	Table tableFlag
 
 	changed func(name string) bool
 }
@@ -135,6 +137,7 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.PriceModel, "price-model", "", "price the runs at the prices of `MODEL` of the model table (default: each history's model, else "+simulate.DefaultPriceModel+")")
 	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated boundaries beside the ones the app stored, or an agent's session recorded")
 	addJobsFlag(c, &opts.Jobs, 0, "simulations run in parallel (default: CPUs)")
+	addTableFlag(c, &opts.Table, "a row per history and strategy, and per compaction,")
 
 	completeValues(c, "strategy", strategy.Names()...)
 	completeValues(c, "tokenizer", strategy.Tokenizers...)
@@ -277,6 +280,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	if hint := rep.Hint(); hint != "" && err == nil && !f.IO.Quiet {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: hint: %s\n", hint)
+	}
+	if err == nil {
+		err = writeSimulateTable(opts, rep)
 	}
 	return err
 }
