@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -177,7 +178,11 @@ func jsonlRows(t *testing.T, pattern string) []map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := bufio.NewScanner(fh)
+		z, err := gzip.NewReader(fh)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		sc := bufio.NewScanner(z)
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
 			var m map[string]any
@@ -299,9 +304,9 @@ func TestTableReadByDuckDB(t *testing.T) {
 		}
 	}
 
-	probes := jsonlRows(t, filepath.Join(work, "results", "probes", "*.jsonl"))
-	briefings := jsonlRows(t, filepath.Join(work, "results", "briefings", "*.jsonl"))
-	sharded := jsonlRows(t, filepath.Join(work, "sharded", "probes", "*.jsonl"))
+	probes := jsonlRows(t, filepath.Join(work, "results", "probes", "*.jsonl.gz"))
+	briefings := jsonlRows(t, filepath.Join(work, "results", "briefings", "*.jsonl.gz"))
+	sharded := jsonlRows(t, filepath.Join(work, "sharded", "probes", "*.jsonl.gz"))
 	if parts, _ := filepath.Glob(filepath.Join(work, "sharded", "probes", "*.parquet")); len(parts) != 2 {
 		t.Fatalf("two evals into sharded/ wrote %d probes files, want 2", len(parts))
 	}

@@ -36,7 +36,7 @@ echo
 echo "the results table ($OUT/eval-table):"
 for f in "$OUT"/eval-table/*/*; do
   case $f in
-  *.jsonl) printf '  %-60s %10d bytes %9d rows\n' "${f#"$OUT"/}" "$(stat -c %s "$f")" "$(wc -l < "$f")" ;;
+  *.jsonl.gz) printf '  %-60s %10d bytes %9d rows\n' "${f#"$OUT"/}" "$(stat -c %s "$f")" "$(zcat "$f" | wc -l)" ;;
   *) printf '  %-60s %10d bytes\n' "${f#"$OUT"/}" "$(stat -c %s "$f")" ;;
   esac
 done

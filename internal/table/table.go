@@ -5,7 +5,7 @@
 // the same rows, so that DuckDB, Spark or BigQuery read a folder's
 // *.parquet as one table however many shards wrote it.
 //
-// A writer's files are named part-<shard>-<key>.parquet and .jsonl:
+// A writer's files are named part-<shard>-<key>.parquet and .jsonl.gz:
 // <shard> is "all", or "shard-K-of-N" for --shard K/N; <key> is the first
 // 8 hex digits of a SHA-256 of the command's inputs (the command, its
 // paths and the options that choose the rows, and the shard), so the same
@@ -18,6 +18,7 @@ package table
 
 import (
 	"bufio"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -103,6 +104,11 @@ func (o Options) Part() string {
 	return "part-" + ShardLabel(o.Shard) + "-" + hex.EncodeToString(h.Sum(nil))[:8]
 }
 
+// JSONLExt ends the name of each JSON Lines file: gzipped, because
+// probe rows repeat their probe's text and plain files ran about a hundred
+// times the Parquet's size (175 MB against 1.8 MB for 1,000 bundles).
+const JSONLExt = ".jsonl.gz"
+
 // File is one table's files as written.
 type File struct {
 	Table   string `json:"table"`
@@ -124,6 +130,7 @@ type part[T any] struct {
 	parquetPath, jsonPath string
 	pf, jf                *os.File
 	pw                    *parquet.GenericWriter[T]
+	jz                    *gzip.Writer
 	jb                    *bufio.Writer
 	je                    *json.Encoder
 	batch                 []T
@@ -139,7 +146,7 @@ func newPart[T any](o Options, table string) (*part[T], error) {
 		return nil, fmt.Errorf("table: %v", err)
 	}
 	name := o.Part()
-	p := &part[T]{table: table, parquetPath: filepath.Join(dir, name+".parquet"), jsonPath: filepath.Join(dir, name+".jsonl")}
+	p := &part[T]{table: table, parquetPath: filepath.Join(dir, name+".parquet"), jsonPath: filepath.Join(dir, name+JSONLExt)}
 	// Leftovers of a run of the same part that was killed.
 	for _, final := range []string{p.parquetPath, p.jsonPath} {
 		n, _ := fsutil.CleanStale(dir, fsutil.PartialPrefix(final))
@@ -167,7 +174,10 @@ func newPart[T any](o Options, table string) (*part[T], error) {
 		parquet.KeyValueMetadata("compact.part", name),
 		parquet.KeyValueMetadata("compact.shard", o.Shard),
 	)
-	p.jb = bufio.NewWriterSize(p.jf, 256<<10)
+	// BestSpeed: about a tenth of the plain size for a few percent of
+	// the CPU; DuckDB, Spark and BigQuery read gzipped JSON Lines as is.
+	p.jz, _ = gzip.NewWriterLevel(p.jf, gzip.BestSpeed)
+	p.jb = bufio.NewWriterSize(p.jz, 256<<10)
 	p.je = json.NewEncoder(p.jb)
 	p.je.SetEscapeHTML(false)
 	p.batch = make([]T, 0, batchRows)
@@ -215,6 +225,8 @@ func (p *part[T]) commit() (File, error) {
 	}
 	if err == nil {
 		if e := p.jb.Flush(); e != nil {
+			err = fmt.Errorf("table: %s: %v", p.jsonPath, e)
+		} else if e := p.jz.Close(); e != nil {
 			err = fmt.Errorf("table: %s: %v", p.jsonPath, e)
 		}
 	}

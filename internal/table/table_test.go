@@ -2,6 +2,7 @@ package table
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -63,8 +64,12 @@ func readJSONL[T any](t *testing.T, path string) []T {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 	var out []T
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(z)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var v T
@@ -127,7 +132,7 @@ func TestEvalTableRows(t *testing.T) {
 		t.Fatalf("files: %+v", files)
 	}
 	for _, f := range files {
-		want := []string{part + ".jsonl", part + ".parquet"}
+		want := []string{part + JSONLExt, part + ".parquet"}
 		if got := onlyFiles(t, filepath.Join(dir, f.Table)); !slices.Equal(got, want) {
 			t.Errorf("%s holds %v, want %v", f.Table, got, want)
 		}
@@ -266,7 +271,7 @@ func TestRerunReplaces(t *testing.T) {
 	if len(names) != 2 {
 		t.Fatalf("after a rerun: %v", names)
 	}
-	rows, err := parquet.ReadFile[BriefingRow](filepath.Join(dir, Briefings, strings.TrimSuffix(names[0], ".jsonl")+".parquet"))
+	rows, err := parquet.ReadFile[BriefingRow](filepath.Join(dir, Briefings, strings.TrimSuffix(names[0], JSONLExt)+".parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +336,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range onlyFiles(t, filepath.Join(dir, Replays)) {
-		if !strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".parquet") || strings.HasSuffix(n, ".jsonl") {
+		if !strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".parquet") || strings.HasSuffix(n, JSONLExt) {
 			t.Errorf("while writing, %s would be read as part of the table", n)
 		}
 	}
