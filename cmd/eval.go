@@ -52,6 +52,8 @@ type evalOptions struct {
 	// Calibrate reads a file of human grades.
 	Validate  bool
 	Calibrate string
+	// OTel writes the scores as OpenTelemetry events too (eval_otel.go).
+	OTel string
 }
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -69,6 +71,8 @@ func newCmdEval(f *Factory) *cobra.Command {
 			"  compact eval --baseline builtin --fail-on 'artifact<0.9,regressed>0'\n" +
 			"  compact eval path/to/channel --format markdown --worst 20\n" +
 			"  compact eval --json > eval.json\n" +
+			"  # the scores beside the traces, as OTLP JSON logs\n" +
+			"  compact eval --otel eval-events.jsonl\n" +
 			"  # model-judged, with a key (cached: a rerun costs nothing)\n" +
 			"  compact eval --run builtin --judge gpt-5.4-nano\n" +
 			"  # the same through the batch API: submit, collect, report\n" +
@@ -101,6 +105,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Validate, "validate", false, "build the validity ladder of every recorded briefing and print how the measures order it (no other output)")
 	fl.Var(typedString{&opts.Calibrate, "FILE"}, "calibrate", "compare the measures with human grades in FILE (CSV or JSON Lines: bundle, briefing, grade[, rater])")
 	c.MarkFlagsMutuallyExclusive("validate", "calibrate")
+	addEvalOTelFlag(c, opts)
 	fl.Var(typedString{&opts.Judge, "ID"}, "judge", "also score with this model as answerer and judge: a model of the table or a server configured as providers.NAME (not builtin)")
 	fl.Var(typedString{&opts.JudgeBaseURL, "URL"}, "judge-base-url", "judge with the model --judge-api-model of this OpenAI-compatible server (key, if any: COMPACT_API_KEY)")
 	fl.Var(typedString{&opts.JudgeAPIModel, "NAME"}, "judge-api-model", "the model the judge's server is asked for (with --judge-base-url, or --judge naming a server)")
@@ -167,6 +172,9 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	if c.Flags().Changed("channel") && len(opts.Paths) > 0 {
 		return usageErr("eval: --channel picks the directory to evaluate when no PATH is given; drop it or the PATH")
+	}
+	if err := checkEvalOTel(opts.OTel); err != nil {
+		return err
 	}
 	var runs []string
 	for _, r := range opts.Runs {
@@ -254,6 +262,11 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if opts.OTel != "" {
+		if err := writeEvalOTel(f, opts.OTel, rep); err != nil {
+			return err
+		}
 	}
 	var problems []string
 	if len(rep.Failed) > 0 {

@@ -59,7 +59,7 @@ type extractOptions struct {
 func newCmdExtract(f *Factory) *cobra.Command {
 	opts := &extractOptions{f: f, GOOS: runtime.GOOS}
 	c := &cobra.Command{
-		Use:   "extract [--from claude-code|codex|otel [PATH]...]",
+		Use:   "extract [--from claude-code|codex|otel|openinference [PATH]...]",
 		Short: "Write one playground bundle per compression event of a stagewise database, or per compaction a coding agent recorded",
 		Long: "Reads a stagewise agent database read-only, in one snapshot, finds every\n" +
 			"message that carries a stored briefing (compressedHistory), and writes one\n" +
@@ -77,10 +77,10 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"directory, ~/.claude/projects or ~/.codex/sessions) and writes one bundle\n" +
 			"per compaction the agent recorded: the history the compaction replaced,\n" +
 			"the summary the agent wrote as " + bundle.FileActual + ", and the prompts of the\n" +
-			"agent's built-in pack (or --pack). With --from otel it reads OpenTelemetry\n" +
-			"traces (OTLP JSON, GenAI or OpenInference attributes; the PATHs, no default),\n" +
-			"one chat per conversation, with the default pack. Bundles go to\n" +
-			"experiments-data/history-compression/<agent>, or --out.",
+			"agent's built-in pack (or --pack). With --from otel (or openinference, the\n" +
+			"same reader) it reads traces (OTLP JSON traces and logs, GenAI or OpenInference\n" +
+			"attributes; Langfuse's trace download; the PATHs, no default), one chat per\n" +
+			"conversation, with the default pack. Bundles go to\nexperiments-data/history-compression/<agent>, or --out.",
 		Example: "  compact extract\n" +
 			"  compact extract --channel nightly\n" +
 			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +
@@ -149,7 +149,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	fl.IntVar(&opts.Writers, "writers", 1, "goroutines creating the bundle files")
 	_ = fl.MarkHidden("writers")
 	completeValues(c, "source", extract.SourceMessages, extract.SourceHistory)
-	completeValues(c, "from", agentbundle.Agents...)
+	completeValues(c, "from", agentbundle.FromNames()...)
 	completeProfile(c)
 	completePack(c)
 	completeDBFlags(c)
@@ -262,6 +262,8 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	typed := opts.From // names the default output directory
+	opts.From = agentbundle.Resolve(opts.From)
 	if opts.From == agents.SWEAgent {
 		// Read, but it records no compaction: say so, as simulate does.
 		return usageErr("--from swe-agent: SWE-agent trajectories record no compaction, so there is nothing to write; compact simulate FILE.traj reads them whole")
@@ -314,7 +316,7 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	}
 	out := opts.Out
 	if out == "" {
-		out = channelDir(f, opts.From)
+		out = channelDir(f, typed)
 	}
 	out = filepath.Clean(out)
 	// Never write into the agent's own directories.
