@@ -15,7 +15,11 @@
 #     compactions (goal, issue 25: under 256 MB, at least 100 MB/s);
 #   - plain: the same file read by a plain JSON line reader (each line
 #     decoded by encoding/json into a generic value and dropped), the
-#     baseline.
+#     baseline;
+#   - otel: an OpenTelemetry GenAI trace of OTEL_MB (default 72: each
+#     call's input holds the whole context, compacted every 256 KB of tool output), read whole
+#     (simulate's read) and by `compact extract --from otel`, which read
+#     JSON Lines a line at a time.
 #
 #   bench/readers.sh
 #   MB=300 BIG_MB=2048 bench/readers.sh
@@ -28,6 +32,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-bench/out/readers}
 MB=${MB:-100}
 BIG_MB=${BIG_MB:-1024}
+OTEL_MB=${OTEL_MB:-72}
 mkdir -p "$OUT" "$OUT/in"
 go build -o "$OUT/readsession" ./bench/readsession
 go build -o "$OUT/compact" .
@@ -62,5 +67,13 @@ if [ "$BIG_MB" -gt 0 ]; then
   rm -rf "$OUT/bundles"
   run "claude-code extract" "$f" "$OUT/compact" extract --from claude-code "$f" --out "$OUT/bundles" --quiet
   run "plain JSON line reader" "$f" "$R" -plain "$f"
+  rm -rf "$OUT/bundles"
+fi
+if [ "$OTEL_MB" -gt 0 ]; then
+  f=$OUT/in/otel-${OTEL_MB}mb.jsonl
+  [ -f "$f" ] || "$R" -gen otel -mb "$OTEL_MB" >"$f"
+  run "otel read whole" "$f" "$R" "$f"
+  rm -rf "$OUT/bundles"
+  run "otel extract" "$f" "$OUT/compact" extract --from otel "$f" --out "$OUT/bundles" --quiet
   rm -rf "$OUT/bundles"
 fi

@@ -54,6 +54,8 @@ type evalOptions struct {
 	Calibrate string
 	// Table is the results table (cmd/tableflags.go).
 	Table tableFlag
+	// OTel writes the scores as OpenTelemetry events too (eval_otel.go).
+	OTel string
 }
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -71,6 +73,8 @@ func newCmdEval(f *Factory) *cobra.Command {
 			"  compact eval --baseline builtin --fail-on 'artifact<0.9,regressed>0'\n" +
 			"  compact eval path/to/channel --format markdown --worst 20\n" +
 			"  compact eval --json > eval.json\n" +
+			"  # the scores beside the traces, as OTLP JSON logs\n" +
+			"  compact eval --otel eval-events.jsonl\n" +
 			"  # model-judged, with a key (cached: a rerun costs nothing)\n" +
 			"  compact eval --run builtin --judge gpt-5.4-nano\n" +
 			"  # the same through the batch API: submit, collect, report\n" +
@@ -106,6 +110,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 	addTableFlag(c, &opts.Table, "a row per bundle, briefing and probe, and per bundle and briefing,")
 	c.MarkFlagsMutuallyExclusive("table", "validate")
 	c.MarkFlagsMutuallyExclusive("table", "calibrate")
+	addEvalOTelFlag(c, opts)
 	fl.Var(typedString{&opts.Judge, "ID"}, "judge", "also score with this model as answerer and judge: a model of the table or a server configured as providers.NAME (not builtin)")
 	fl.Var(typedString{&opts.JudgeBaseURL, "URL"}, "judge-base-url", "judge with the model --judge-api-model of this OpenAI-compatible server (key, if any: COMPACT_API_KEY)")
 	fl.Var(typedString{&opts.JudgeAPIModel, "NAME"}, "judge-api-model", "the model the judge's server is asked for (with --judge-base-url, or --judge naming a server)")
@@ -172,6 +177,9 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	if c.Flags().Changed("channel") && len(opts.Paths) > 0 {
 		return usageErr("eval: --channel picks the directory to evaluate when no PATH is given; drop it or the PATH")
+	}
+	if err := checkEvalOTel(opts.OTel); err != nil {
+		return err
 	}
 	var runs []string
 	for _, r := range opts.Runs {
@@ -262,6 +270,11 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	}
 	if err := writeEvalTable(opts, results, rep); err != nil {
 		return err
+	}
+	if opts.OTel != "" {
+		if err := writeEvalOTel(f, opts.OTel, rep); err != nil {
+			return err
+		}
 	}
 	var problems []string
 	if len(rep.Failed) > 0 {

@@ -68,6 +68,17 @@ const evalLong = "Scores every briefing of each bundle: the app's " + bundle.Fil
 	"again) collects the answers and submits the grades built from them; the\n" +
 	"collect after that writes the records, and this command then reports\n" +
 	"the judged scores. The run's state is <dir>/.batches/judge-<run>/.\n\n" +
+	"--otel FILE also writes every score as an OpenTelemetry event, the GenAI\n" +
+	"semantic conventions' gen_ai.evaluation.result (semantic conventions\n" +
+	"v1.41.0): one per bundle, briefing and measure (compact.grounded,\n" +
+	"compact.coverage, compact.judged), with gen_ai.evaluation.score.value,\n" +
+	".score.label (baseline for the baseline's briefing; better, worse or same\n" +
+	"against it on the bundle; not_measurable) and .explanation. The file is\n" +
+	"OTLP JSON logs, one request per line, as the collector's otlpjsonfile\n" +
+	"receiver reads them. A bundle extracted from traces (--from otel) names\n" +
+	"the span of the model call that wrote its summary: its events carry that\n" +
+	"trace and span id, so a trace viewer shows them on that call; other\n" +
+	"bundles' events carry gen_ai.conversation.id (the chat or session id).\n\n" +
 	"Exit status: 0 done; 1 a --fail-on gate held, or some bundles could not\n" +
 	"be read or judged (the others are still scored); 2 usage or input error,\n" +
 	"or nothing to evaluate (no bundles, no probes, no briefing); 130\n" +

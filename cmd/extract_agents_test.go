@@ -102,7 +102,7 @@ func TestExtractFromErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"extract", "--from", "cursor", session}, nil, `--from: unknown agent "cursor" (want claude-code, codex, otel, opencode or gemini-cli)`},
+		{[]string{"extract", "--from", "cursor", session}, nil, `--from: unknown agent "cursor" (want claude-code, codex, otel, openinference, opencode or gemini-cli)`},
 		{[]string{"extract", "--from", "swe-agent", filepath.Join(agentsTestdata, "swe-agent")}, nil, "--from swe-agent: SWE-agent trajectories record no compaction, so there is nothing to write"},
 		{[]string{"extract", session}, nil, "extract takes no arguments without --from"},
 		{[]string{"extract", "--from", "codex", "--db", "x.sqlite", session}, nil, "--db reads a stagewise database"},

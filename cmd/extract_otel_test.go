@@ -49,17 +49,26 @@ func TestExtractFromOTelWithoutContent(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
 	if code != 2 || stdout != "" || len(lines) != 2 ||
 		!strings.HasPrefix(lines[0], "compact extract: warning: "+nc+" holds no message content: its model calls record none (") ||
-		!strings.Contains(lines[0], "compact simulate "+nc+" still reads") ||
+		!strings.Contains(lines[0], "compact simulate "+nc+" still reads its token side") ||
 		!strings.HasSuffix(lines[1], "records message content, so there is no history to bundle; nothing written") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("wrote the output directory")
 	}
-	// simulate reads its token usage, and says the same.
-	code, stdout, errOut = simRun(t, "", "simulate", nc, "--against-recorded", "--context-window", "20000")
-	if code != 0 || !strings.Contains(errOut, "no message content") || !strings.Contains(stdout, "the agent compacted 1 time") {
-		t.Errorf("simulate: exit %d\n%s%s", code, stdout, errOut)
+	// simulate reads its token side: when every strategy would first
+	// compact, where the agent did, the recorded cost, and what it cannot
+	// say with how to get it.
+	for _, args := range [][]string{{"simulate", nc, "--context-window", "20000"}, {"simulate", nc, "--against-recorded", "--context-window", "20000"}} {
+		code, stdout, errOut = simRun(t, "", args...)
+		if code != 0 || !strings.Contains(errOut, "no message content") || !strings.Contains(stdout, "no message content, the token side only") ||
+			!strings.Contains(stdout, "the agent compacted after call 3") || strings.Count(stdout, "  20,000  ") != 10 ||
+			!strings.Contains(stdout, "recorded cost at ") || !strings.Contains(stdout, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true") {
+			t.Errorf("%q: exit %d\n%s%s", args, code, stdout, errOut)
+		}
+	}
+	if code, _, errOut := simRun(t, "", "simulate", nc, "--sweep", "context_window=10000:20000:10000"); code != 2 || !strings.Contains(errOut, "without --sweep") {
+		t.Errorf("sweep: exit %d: %s", code, errOut)
 	}
 }
 
@@ -103,5 +112,86 @@ func TestSimulateOTel(t *testing.T) {
 			!strings.Contains(errOut, "1 conversation more (conv_docs_2b1c)") {
 			t.Errorf("%q: exit %d\n%s%s", args, code, stdout, errOut)
 		}
+	}
+}
+
+// TestExtractFromOpenInference: openinference is the same reader under
+// the name of its conventions: the same bundles, its own default output
+// directory; the shell completes it, and an unknown name lists it.
+func TestExtractFromOpenInference(t *testing.T) {
+	dir := t.TempDir()
+	oi := filepath.Join(agentsTestdata, "otel", "openinference-phoenix.json")
+	code, stdout, errOut := runIn(t, nil, "extract", "--from", "openinference", oi, "--out", filepath.Join(dir, "oi"))
+	if code != 0 || stdout != "1 session, 1 bundle, 0 skipped -> "+filepath.Join(dir, "oi")+"\n" {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "oi", "001-move-the-meeting-notes-from-notes2026-05-01md-into-notesm", "compression-001", "metadata.json"))
+	if err != nil || !strings.Contains(string(md), `"agent": "otel"`) || !strings.Contains(string(md), `"spanId": "b000000000000005"`) {
+		t.Errorf("metadata: %v\n%s", err, md)
+	}
+	if _, out, _ := runIn(t, nil, "__complete", "extract", "--from", ""); !strings.Contains(out, "otel\nopeninference\n") {
+		t.Errorf("completion:\n%s", out)
+	}
+	if code, _, errOut := runIn(t, nil, "extract", "--from", "phoenix", oi); code != 2 || !strings.Contains(errOut, "otel or openinference") && !strings.Contains(errOut, "otel, openinference") {
+		t.Errorf("unknown: exit %d: %s", code, errOut)
+	}
+}
+
+// TestExtractFromOTelLogsAndLangfuse: the other spellings' bundles go
+// through replay, eval (with --otel, each event linked to the span of its
+// compaction), diff and report unchanged: a traces file with its calls'
+// content in a logs file beside it, and Langfuse's trace download.
+func TestExtractFromOTelLogsAndLangfuse(t *testing.T) {
+	otel := filepath.Join(agentsTestdata, "otel")
+	for _, tc := range []struct {
+		name    string
+		files   []string
+		summary string
+		spans   []string // the compactions' spans, by compression number
+	}{
+		{"logs", []string{"genai-logs-traces.jsonl", "genai-logs.jsonl"}, "2 sessions, 1 bundle, 1 skipped", []string{"600000000000004a"}},
+		{"langfuse", []string{"langfuse-trace.json"}, "3 sessions, 2 bundles, 1 skipped", []string{"c700000000000004", "b700000000000004"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "b")
+			args := []string{"extract", "--from", "otel", "--out", out}
+			for _, f := range tc.files {
+				args = append(args, filepath.Join(otel, f))
+			}
+			code, stdout, errOut := runIn(t, nil, args...)
+			if code != 0 || stdout != tc.summary+" -> "+out+"\n" {
+				t.Fatalf("extract: exit %d\n%s%s", code, stdout, errOut)
+			}
+			if code, _, errOut := runIn(t, nil, "replay", "--model", "builtin", out); code != 0 {
+				t.Fatalf("replay: exit %d: %s", code, errOut)
+			}
+			events := filepath.Join(dir, "ev.jsonl")
+			if code, stdout, errOut := runIn(t, nil, "eval", out, "--otel", events); code != 0 {
+				t.Fatalf("eval: exit %d\n%s%s", code, stdout, errOut)
+			}
+			_, _, evs := readEvalOTel(t, events)
+			spans := map[string]bool{}
+			for _, e := range evs {
+				spans[e.spanID] = true
+				if e.traceID == "" || e.attrs["gen_ai.conversation.id"] == "" {
+					t.Errorf("event without its link: %v", e.attrs)
+				}
+			}
+			for _, sp := range tc.spans {
+				if !spans[sp] {
+					t.Errorf("no event on span %s: %v", sp, spans)
+				}
+			}
+			if len(evs) != 4*len(tc.spans) || len(spans) != len(tc.spans) {
+				t.Errorf("%d events on spans %v", len(evs), spans)
+			}
+			if code, stdout, errOut := runIn(t, nil, "diff", "--stat", out); code != 0 || !strings.Contains(stdout, "builtin") {
+				t.Errorf("diff: exit %d\n%s%s", code, stdout, errOut)
+			}
+			if code, stdout, errOut := runIn(t, nil, "report", out, "-o", filepath.Join(dir, "r.html")); code != 0 {
+				t.Errorf("report: exit %d\n%s%s", code, stdout, errOut)
+			}
+		})
 	}
 }

@@ -71,12 +71,14 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			"every chat, or the --chat ids), read as extract reads them, or history\n" +
 			"files (FILE..., or --jsonl FILE): a Claude Code session, a Codex rollout,\n" +
 			"a SWE-agent trajectory, OpenTelemetry traces (OTLP JSON: the first\n" +
-			"conversation), an OpenCode session (an export, a storage session file,\n" +
-			"or opencode.db: the session updated last), a Gemini CLI chat\n" +
-			"(session-*.json or .jsonl) or a generic JSONL history, told apart by their\n" +
-			"content (or --format). A tree is simulated along the branch to the newest\n" +
-			"leaf, or to --leaf; an agent's session along its main thread, with the\n" +
-			"agent's live usage of each step beside the simulated context.\n\n" +
+			"conversation; without message content, its token side only: when each\n" +
+			"strategy would first compact, the recorded cost), an OpenCode session (an\n" +
+			"export, a storage session file, or opencode.db: the session updated\n" +
+			"last), a Gemini CLI chat (session-*.json or .jsonl) or a generic JSONL\n" +
+			"history, told apart by their content (or --format). A tree is\n" +
+			"simulated along the branch to the newest leaf, or to --leaf; an agent's\n" +
+			"session along its main thread, with the agent's live usage of each step\n" +
+			"beside the simulated context.\n\n" +
 			"Output: per chat a timeline table and a chart of the context over the steps;\n" +
 			"with --compare one table across strategies over all chats; with --sweep that\n" +
 			"table per value of a knob; with --against-recorded the simulated stagewise\n" +
@@ -263,6 +265,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	if err != nil {
 		return simErr(err)
+	}
+	if all, _ := simulate.TokenSideInputs(inputs); all && opts.Compare == "" && !changed("strategy") {
+		so.Strategies = strategy.Names() // when would each have compacted?
 	}
 	if opts.AgainstRecorded && opts.Compare == "" && !changed("strategy") && simulate.AgentSessions(inputs) {
 		// Where would each strategy have compacted?

@@ -22,7 +22,7 @@ import (
 )
 
 func main() {
-	gen := flag.String("gen", "", "write a session of this agent (claude-code or codex) to stdout")
+	gen := flag.String("gen", "", "write a session of this agent (claude-code, codex, or otel: a GenAI trace) to stdout")
 	plain := flag.Bool("plain", false, "read FILE as a plain JSON line reader does (each line decoded by encoding/json into a generic value, then dropped): the baseline")
 	mb := flag.Int("mb", 100, "with -gen: the size in MB")
 	flag.Parse()
@@ -34,8 +34,10 @@ func main() {
 			genClaude(w, int64(*mb)<<20)
 		case agents.Codex:
 			genCodex(w, int64(*mb)<<20)
+		case agents.OTel:
+			genOTel(w, int64(*mb)<<20)
 		default:
-			fmt.Fprintln(os.Stderr, "readsession: -gen claude-code or codex")
+			fmt.Fprintln(os.Stderr, "readsession: -gen claude-code, codex or otel")
 			os.Exit(2)
 		}
 		return
@@ -202,4 +204,58 @@ func genCodex(w *bufio.Writer, size int64) {
 			item("compacted", map[string]any{"message": fmt.Sprintf("Summary up to turn %d.", turn), "replacement_history": []any{}})
 		}
 	}
+}
+
+// genOTel writes OpenTelemetry traces of one conversation, as the
+// collector's file exporter writes them (a request a line, a chat span
+// each): every call's gen_ai.input.messages holds the conversation so far
+// (a user request, a tool call, its result of a few kilobytes), as the
+// GenAI instrumentations record it, so the file grows with the square of
+// the context; the context is compacted when its tool results pass 256 KB (the next
+// call's input a compaction part and the last turn, marked
+// gen_ai.conversation.compacted).
+func genOTel(w *bufio.Writer, size int64) {
+	var n int64
+	type part = map[string]any
+	msg := func(role string, parts ...part) part { return part{"role": role, "parts": parts} }
+	var hist []part
+	histBytes, compacted := 0, false
+	for call := 0; n < size; call++ {
+		turn := call
+		hist = append(hist, msg("user", part{"type": "text", "content": fmt.Sprintf("Turn %d: fix the handler in src/h%d.go; keep the API stable.", turn, turn)}))
+		if call > 0 {
+			res := text(4000, turn)
+			hist = append(hist, msg("tool", part{"type": "tool_call_response", "id": fmt.Sprintf("call_%d", call-1), "response": res}))
+			histBytes += len(res)
+		}
+		in, _ := json.Marshal(hist)
+		out := msg("assistant", part{"type": "text", "content": "Reading the handler."}, part{"type": "tool_call", "id": fmt.Sprintf("call_%d", call), "name": "read_file", "arguments": part{"path": fmt.Sprintf("src/h%d.go", turn)}})
+		outJSON, _ := json.Marshal([]part{out})
+		attrs := []any{
+			kv("gen_ai.operation.name", "chat"), kv("gen_ai.provider.name", "openai"), kv("gen_ai.request.model", "gpt-5.4-mini"),
+			kv("gen_ai.conversation.id", "conv_big"), kv("gen_ai.input.messages", string(in)), kv("gen_ai.output.messages", string(outJSON)),
+			part{"key": "gen_ai.usage.input_tokens", "value": part{"intValue": fmt.Sprint(len(in) / 4)}},
+			part{"key": "gen_ai.usage.output_tokens", "value": part{"intValue": "40"}},
+		}
+		if compacted {
+			attrs = append(attrs, part{"key": "gen_ai.conversation.compacted", "value": part{"boolValue": true}})
+		}
+		start := int64(1780000000+call*3) * 1e9
+		n += jsonLine(w, part{"resourceSpans": []any{part{"resource": part{"attributes": []any{kv("service.name", "big-agent")}},
+			"scopeSpans": []any{part{"scope": part{"name": "opentelemetry.instrumentation.openai_v2"}, "spans": []any{part{
+				"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": fmt.Sprintf("%016x", call+1), "name": "chat gpt-5.4-mini", "kind": 3,
+				"startTimeUnixNano": fmt.Sprint(start), "endTimeUnixNano": fmt.Sprint(start + 2e9), "attributes": attrs}}}}}}})
+		hist = append(hist, out)
+		if histBytes > 256<<10 {
+			// The next call sends the compacted view.
+			last := hist[len(hist)-2:]
+			hist = []part{msg("user", part{"type": "compaction", "content": fmt.Sprintf("Summary up to turn %d: handlers fixed, tests pass.", turn)})}
+			hist = append(hist, last...)
+			histBytes, compacted = 0, true
+		}
+	}
+}
+
+func kv(k, v string) map[string]any {
+	return map[string]any{"key": k, "value": map[string]any{"stringValue": v}}
 }

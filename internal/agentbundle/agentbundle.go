@@ -48,9 +48,11 @@ import (
 // any application's OpenTelemetry traces of its model calls).
 var Agents = []string{agents.ClaudeCode, agents.Codex, agents.OTel, agents.OpenCode, agents.GeminiCLI}
 
-// AgentList names Agents for messages: "claude-code, codex or otel".
+// AgentList names the agents --from takes (FromNames) for messages:
+// "claude-code, codex, otel or openinference".
 func AgentList() string {
-	return strings.Join(Agents[:len(Agents)-1], ", ") + " or " + Agents[len(Agents)-1]
+	names := FromNames()
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // PackFor is the built-in prompt pack of an agent's bundles: the agent's
@@ -365,6 +367,9 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	defer out.Close()
 	chats := 0
 	tr := &traceRun{}
+	if opts.Agent == agents.OTel {
+		tr.run = agents.NewOTelRun(mine) // log records join spans across the files
+	}
 	for i, f := range mine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -685,7 +690,7 @@ func (w *sessionWriter) build(s *agents.Session, h *convo.History, c *agents.Com
 	}
 	md := bundle.AgentMetadata{
 		Agent: s.Agent, ChatID: s.ID, Session: s.ID, SessionFile: s.Path,
-		Cwd:                  s.Cwd,
+		Cwd: s.Cwd, ConversationID: s.Conversation, TraceID: c.TraceID, SpanID: c.SpanID,
 		CompressionNumber:    n,
 		BoundaryMessageIndex: w.branch + rc.Index, BoundaryLine: rc.Line, Trigger: rc.Trigger,
 		RecordedPreTokens: rc.PreTokens, LiveTokensBefore: live, EstimatedTokens: int64(math.Ceil(est)),

@@ -10,11 +10,39 @@ import (
 	"github.com/compactlab/compact/internal/extract"
 )
 
+// OpenInference is the other name --from takes for traces: OpenInference
+// spans are OTLP traces, read by the same reader as the GenAI
+// conventions' (agents.OTel).
+const OpenInference = "openinference"
+
+// Resolve is the agent a --from name reads: openinference is otel, any
+// other name itself.
+func Resolve(name string) string {
+	if name == OpenInference {
+		return agents.OTel
+	}
+	return name
+}
+
+// FromNames are the names --from takes: Agents, with OpenInference after
+// otel.
+func FromNames() []string {
+	var out []string
+	for _, a := range Agents {
+		out = append(out, a)
+		if a == agents.OTel {
+			out = append(out, OpenInference)
+		}
+	}
+	return out
+}
+
 // traceRun bundles the conversations of OpenTelemetry trace files
 // (--from otel): a file holds any number of conversations, each a chat of
 // its own. A conversation whose spans record no message content gets no
 // bundle; its file says so once.
 type traceRun struct {
+	run       *agents.OTelRun
 	files     int // files read
 	noCalls   int // files without a model call
 	noContent int // files whose conversations all hold no content
@@ -23,7 +51,7 @@ type traceRun struct {
 // file writes the bundles of the conversations of one trace file.
 func (tr *traceRun) file(ctx context.Context, opts Options, path string, out *extract.Output, chats *int, sum *Summary, warn func(string, ...any)) error {
 	tr.files++
-	f, err := agents.ReadOTelFile(path)
+	f, err := tr.run.Read(path)
 	if err != nil {
 		warn("%v; skipped", err)
 		return nil
@@ -33,7 +61,7 @@ func (tr *traceRun) file(ctx context.Context, opts Options, path string, out *ex
 	}
 	if f.Calls == 0 {
 		tr.noCalls++
-		warn("%s: no model call among its %s (no span is a GenAI chat call or an OpenInference LLM span); skipped", path, plural(f.Spans, "span"))
+		warn("%s: no model call among its %s (no span is a GenAI chat call or an OpenInference LLM span, no log record a GenAI event); skipped", path, plural(f.Spans, "span"))
 		return nil
 	}
 	empty := 0
@@ -71,7 +99,7 @@ func (tr *traceRun) file(ctx context.Context, opts Options, path string, out *ex
 		} else {
 			tr.noContent++
 		}
-		warn("%s: %s; without the history there is no bundle, but compact simulate %s still reads each call's token usage and where it compacted", what, agents.NoContent, path)
+		warn("%s: %s; without the history there is no bundle, but compact simulate %s still reads its token side: each call's usage, where it compacted, when each strategy would first compact, the recorded cost", what, agents.NoContent, path)
 	}
 	return nil
 }

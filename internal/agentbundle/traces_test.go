@@ -113,7 +113,7 @@ func TestOTelWithoutContent(t *testing.T) {
 // the file that is no trace is a warning, not a run's end.
 func TestOTelFindSessions(t *testing.T) {
 	files, err := FindSessions(agents.OTel, []string{filepath.Join(testdata, "otel")})
-	if err != nil || len(files) != 4 {
+	if err != nil || len(files) != 10 {
 		t.Fatalf("%q %v", files, err)
 	}
 	if _, err := DefaultDir(agents.OTel, nil); err == nil || !strings.Contains(err.Error(), "pass them") {

@@ -174,6 +174,12 @@ type Compaction struct {
 	// Usage is the compaction call's own usage where the agent recorded
 	// it apart from the steps' (Codex), nil otherwise.
 	Usage *Usage `json:"usage,omitempty"`
+	// TraceID and SpanID name, for a compaction read from traces (OTel),
+	// the span of the model call whose output its summary is: the
+	// compaction call, where one wrote it, else the first call of the
+	// compacted view ("" otherwise).
+	TraceID string `json:"traceId,omitempty"`
+	SpanID  string `json:"spanId,omitempty"`
 }
 
 // Session is one session file read.
@@ -199,6 +205,10 @@ type Session struct {
 	// they do): traces whose instrumentation recorded none (OTel; the
 	// messages are then one per model call, with its usage).
 	NoContent string `json:"noContent,omitempty"`
+	// Conversation is the conversation id traces recorded for it
+	// (gen_ai.conversation.id, else OpenInference's session.id); "" when
+	// none did (a trace of its own) and for the agents' files.
+	Conversation string `json:"conversation,omitempty"`
 	// Subagents are the sessions of the subagents it ran, where they are
 	// stored beside it (Claude Code's subagents/agent-*.jsonl).
 	Subagents []*Session `json:"subagents,omitempty"`

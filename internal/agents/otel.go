@@ -52,8 +52,9 @@ import (
 //
 // One Session per conversation (gen_ai.conversation.id, else
 // OpenInference's session.id, on the span, an ancestor span or the
-// resource; a trace without either is a session of its own), its calls in
-// start-time order. Of two model-call spans one inside the other (a
+// resource; a call without either in a trace whose other calls name one
+// conversation is that conversation's; a trace without any is a session
+// of its own), its calls in start-time order. Of two model-call spans one inside the other (a
 // framework's span around the SDK's), the inner one is read. Each call's
 // input is its context: the messages it adds to what the call before it
 // was sent and answered are the conversation's next messages (system
@@ -87,39 +88,112 @@ type OTelFile struct {
 	Path string
 	// Sessions are its conversations, in the order of their first call.
 	Sessions []*Session
-	// Spans counts the spans read, Calls the model calls among them.
-	Spans, Calls int
+	// Spans counts the spans read, Logs the GenAI events among its log
+	// records, Calls the model calls (a span, or the log records of one
+	// with no span).
+	Spans, Logs, Calls int
 	// Problems are the file's lines that could not be read.
 	Problems []Problem
 }
 
-// ReadOTelFile reads the OTLP JSON trace file at path.
+// ReadOTelFile reads the OTLP JSON trace file at path (its log records
+// join the spans of this file), JSON Lines as a stream (otlpstream.go).
 func ReadOTelFile(path string) (*OTelFile, error) {
-	f, err := fsutil.OpenInputMax(path, MaxTraceBytes)
+	r, err := readOTLPFile(path, false)
 	if err != nil {
 		return nil, err
 	}
+	return readOTelData(r, path, nil), nil
+}
+
+// OTelRun reads the trace files of one run (compact extract --from otel)
+// so that a log record joins its span in whichever file holds it: the
+// collector writes a traces pipeline and a logs pipeline to files of their
+// own. NewOTelRun pools the GenAI log records of every file (and, when
+// there are any, the span ids of every file); Read reads one file with
+// them.
+type OTelRun struct {
+	pool *logPool // nil: no file holds a GenAI log record
+}
+
+// NewOTelRun reads the log records of paths ahead: a first pass over the
+// files that hold any (resourceLogs), and, when some do, over the others
+// for their span ids. A file that cannot be read is passed over here:
+// Read says why.
+func NewOTelRun(paths []string) *OTelRun {
+	run := &OTelRun{}
+	var withLogs, others []string
+	for _, p := range paths {
+		if holdsLogs(p) {
+			withLogs = append(withLogs, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	if len(withLogs) == 0 {
+		return run
+	}
+	run.pool = newLogPool()
+	run.pool.spans = map[spanRef]bool{}
+	for i, p := range append(withLogs, others...) {
+		r, err := readOTLPFile(p, true)
+		if err != nil {
+			continue
+		}
+		if i < len(withLogs) {
+			run.pool.add(r.logs)
+		}
+		for _, s := range r.spans {
+			run.pool.spans[spanRef{strings.ToLower(s.traceID), strings.ToLower(s.spanID)}] = true
+		}
+	}
+	return run
+}
+
+// holdsLogs reports whether the file at path names resourceLogs (or
+// resource_logs), read a block at a time.
+func holdsLogs(path string) bool {
+	f, err := fsutil.OpenInputMax(path, MaxTraceBytes)
+	if err != nil {
+		return false
+	}
 	defer f.Close()
-	var buf bytes.Buffer
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		buf.Grow(int(st.Size()) + 1) // read in one allocation
+	const keep = len("resource_logs") // a name cut by a block's end
+	buf := make([]byte, 1<<20)
+	tail := 0
+	for {
+		n, err := f.Read(buf[tail:])
+		block := buf[:tail+n]
+		if bytes.Contains(block, []byte("esourceLogs")) || bytes.Contains(block, []byte("esource_logs")) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		tail = copy(buf, block[max(0, len(block)-keep):])
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxTraceBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+}
+
+// Read reads the trace file at path, its spans joined with the run's log
+// records.
+func (run *OTelRun) Read(path string) (*OTelFile, error) {
+	r, err := readOTLPFile(path, false)
+	if err != nil {
+		return nil, err
 	}
-	if buf.Len() > MaxTraceBytes {
-		return nil, &fsutil.TooLargeError{Name: path, Max: MaxTraceBytes}
+	if run.pool == nil {
+		return readOTelData(r, path, newLogPool()), nil
 	}
-	return readOTelData(buf.Bytes(), path), nil
+	return readOTelData(r, path, run.pool), nil
 }
 
 // ReadOTelAll reads one OTLP JSON trace file from r.
-func ReadOTelAll(r io.Reader, name string) (*OTelFile, error) {
-	data, err := fsutil.ReadLimit(r, name, MaxTraceBytes)
+func ReadOTelAll(rd io.Reader, name string) (*OTelFile, error) {
+	r, err := readOTLPStream(rd, name, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err // it names the file
 	}
-	return readOTelData(data, name), nil
+	return readOTelData(r, name, nil), nil
 }
 
 // ReadOTel reads the first conversation of a trace file (by its first
@@ -177,9 +251,14 @@ type otelCall struct {
 	compacted bool
 }
 
-func readOTelData(data []byte, name string) *OTelFile {
-	r := readOTLP(data)
-	f := &OTelFile{Path: name, Spans: len(r.spans), Problems: r.problems}
+// readOTelData reads what r read of one trace file; its spans join the
+// log records of pool (nil: of this file).
+func readOTelData(r *otlpReader, name string, pool *logPool) *OTelFile {
+	spans := len(r.spans)
+	if n := r.joinLogs(pool); n > 0 {
+		r.problem(0, "%s name no span; left out", plural(n, "GenAI message event recorded as a log record"))
+	}
+	f := &OTelFile{Path: name, Spans: spans, Logs: len(r.logs), Problems: r.problems}
 	if n := len(f.Problems); n > maxProblemLines {
 		f.Problems = append(f.Problems[:maxProblemLines:maxProblemLines], Problem{Message: fmt.Sprintf("%d more problems like these not shown", n-maxProblemLines)})
 	}
@@ -223,7 +302,16 @@ func readOTelData(data []byte, name string) *OTelFile {
 		if outer[s] {
 			continue
 		}
-		calls = append(calls, readCall(s))
+		if s.call != nil && !s.logged {
+			calls = append(calls, *s.call) // read as the span was (digest)
+			s.call = nil
+			continue
+		}
+		c := readCall(s)
+		r.intern.msgs(c.input)
+		r.intern.msgs(c.output)
+		dropContent(s)
+		calls = append(calls, c)
 	}
 	sort.SliceStable(calls, func(i, j int) bool {
 		a, b := calls[i].span, calls[j].span
@@ -233,12 +321,37 @@ func readOTelData(data []byte, name string) *OTelFile {
 		return a.order < b.order
 	})
 	f.Calls = len(calls)
+	// A call without a conversation id in a trace whose other calls name
+	// exactly one is that conversation's (Microsoft Agent Framework's
+	// first call has none: the id is the first response's).
+	convs := make([]string, len(calls))
+	inTrace := map[string]map[string]bool{}
+	for i := range calls {
+		convs[i] = conversationOf(calls[i].span, parent)
+		if strings.HasPrefix(convs[i], "conv:") {
+			t := calls[i].span.traceID
+			if inTrace[t] == nil {
+				inTrace[t] = map[string]bool{}
+			}
+			inTrace[t][convs[i]] = true
+		}
+	}
+	for i := range calls {
+		if ids := inTrace[calls[i].span.traceID]; strings.HasPrefix(convs[i], "trace:") && len(ids) == 1 {
+			for id := range ids {
+				convs[i] = id
+			}
+		}
+	}
 	for i := range calls {
 		c := &calls[i]
-		conv := conversationOf(c.span, parent)
+		conv := convs[i]
 		if _, ok := sessions[conv]; !ok {
-			_, id, _ := strings.Cut(conv, ":")
+			kind, id, _ := strings.Cut(conv, ":")
 			sessions[conv] = newOTelSession(name, id)
+			if kind == "conv" {
+				sessions[conv].Conversation = id
+			}
 			states[conv] = &otelConversation{s: sessions[conv], calls: map[string]bool{}, roles: map[string]bool{}}
 			order = append(order, conv)
 		}
@@ -305,6 +418,48 @@ func conversationAttr(a map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// interner keeps one copy of each text of a file's messages.
+type interner map[string]string
+
+func (in interner) str(s string) string {
+	if s == "" {
+		return s
+	}
+	if t, ok := in[s]; ok {
+		return t
+	}
+	in[s] = s
+	return s
+}
+
+func (in interner) msgs(ms []oMsg) {
+	for i := range ms {
+		m := &ms[i]
+		m.text, m.reasoning, m.callID = in.str(m.text), in.str(m.reasoning), in.str(m.callID)
+		for k := range m.calls {
+			c := &m.calls[k]
+			c.ID, c.Name, c.Input = in.str(c.ID), in.str(c.Name), in.str(c.Input)
+		}
+		for k := range m.summary {
+			m.summary[k] = in.str(m.summary[k])
+		}
+	}
+}
+
+// dropContent drops what readCall read of a span's content: its message
+// attributes and events.
+func dropContent(s *otlpSpan) {
+	for k := range s.attrs {
+		switch {
+		case k == "gen_ai.input.messages", k == "gen_ai.output.messages", k == "gen_ai.system_instructions",
+			strings.HasPrefix(k, "gen_ai.prompt"), strings.HasPrefix(k, "gen_ai.completion"),
+			strings.HasPrefix(k, "llm.input_messages."), strings.HasPrefix(k, "llm.output_messages."):
+			delete(s.attrs, k)
+		}
+	}
+	s.events = nil
 }
 
 // readCall reads a model call's content, usage and model.
@@ -506,7 +661,8 @@ func (c *otelConversation) noContent() {
 			s.Model = call.model
 		}
 		if call.compacted && !prevCompacted {
-			comp := Compaction{Index: len(s.Messages), Line: call.span.line, ID: call.span.spanID, Time: spanTime(call.span.start), Unauditable: "the trace records no message content"}
+			comp := Compaction{Index: len(s.Messages), Line: call.span.line, ID: call.span.spanID, Time: spanTime(call.span.start), Unauditable: "the trace records no message content",
+				TraceID: call.span.traceID, SpanID: call.span.spanID}
 			if c.lastUse != nil {
 				comp.PreTokens = c.lastUse.Context()
 			}
@@ -547,7 +703,7 @@ func (c *otelConversation) call(call *otelCall) {
 	// of the compacted call after it.
 	for _, m := range call.output {
 		if m.compaction {
-			comp := &Compaction{Line: sp.line, ID: sp.spanID, Time: spanTime(sp.end)}
+			comp := &Compaction{Line: sp.line, ID: sp.spanID, Time: spanTime(sp.end), TraceID: sp.traceID, SpanID: sp.spanID}
 			setSummary(comp, m.summary, "the compaction call's output")
 			c.pending = comp
 			if call.usage != nil {
@@ -636,7 +792,7 @@ func (c *otelConversation) call(call *otelCall) {
 	newFrom := last + 1
 	var summaryAt = -1
 	if isCompaction {
-		comp := Compaction{Index: len(s.Messages), Line: sp.line, ID: sp.spanID, Time: spanTime(sp.start)}
+		comp := Compaction{Index: len(s.Messages), Line: sp.line, ID: sp.spanID, Time: spanTime(sp.start), TraceID: sp.traceID, SpanID: sp.spanID}
 		if c.lastUse != nil {
 			comp.PreTokens = c.lastUse.Context()
 		}
@@ -649,6 +805,7 @@ func (c *otelConversation) call(call *otelCall) {
 		case c.pending != nil:
 			comp.Summary, comp.HasSummary, comp.Unauditable, comp.Usage = c.pending.Summary, c.pending.HasSummary, c.pending.Unauditable, c.pending.Usage
 			comp.SummaryLine = c.pending.Line
+			comp.TraceID, comp.SpanID = c.pending.TraceID, c.pending.SpanID
 			// The summary sent back as a message of the view is not a
 			// message of the conversation.
 			for i := range in {

@@ -107,8 +107,10 @@ func valueText(raw json.RawMessage) string {
 // parseGenAIMessages reads a gen_ai.input.messages or
 // gen_ai.output.messages value (JSON text): an array of {role, parts}
 // (a message with content instead of parts, OpenAI's shape that some
-// instrumentations write, is read as such). ok is false when raw is not
-// a JSON array.
+// instrumentations write, is read as such, and so are the items of
+// OpenAI's Responses API: function_call, function_call_output, and a
+// response object's output; a {"messages": [...]} wrapper is its list).
+// ok is false when raw is not a JSON array or object.
 func parseGenAIMessages(raw []byte) (msgs []oMsg, ok bool) {
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil {
@@ -117,7 +119,14 @@ func parseGenAIMessages(raw []byte) (msgs []oMsg, ok bool) {
 		if json.Unmarshal(raw, &one) != nil || one == nil {
 			return nil, false
 		}
-		list = []json.RawMessage{raw}
+		var obj string
+		_ = json.Unmarshal(one["object"], &obj)
+		switch {
+		case obj == "response" && json.Unmarshal(one["output"], &list) == nil:
+		case one["role"] == nil && json.Unmarshal(one["messages"], &list) == nil && list != nil:
+		default:
+			list = []json.RawMessage{raw}
+		}
 	}
 	for _, item := range list {
 		var m struct {
@@ -126,8 +135,29 @@ func parseGenAIMessages(raw []byte) (msgs []oMsg, ok bool) {
 			Content    json.RawMessage   `json:"content"`
 			ToolCalls  json.RawMessage   `json:"tool_calls"`
 			ToolCallID string            `json:"tool_call_id"`
+			// The Responses API's items.
+			Type      string          `json:"type"`
+			CallID    string          `json:"call_id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Input     json.RawMessage `json:"input"`
+			Output    json.RawMessage `json:"output"`
 		}
 		if json.Unmarshal(item, &m) != nil {
+			continue
+		}
+		switch m.Type {
+		case "function_call", "custom_tool_call":
+			args := m.Arguments
+			if args == nil {
+				args = m.Input
+			}
+			msgs = append(msgs, oMsg{role: RoleAssistant, calls: []ToolCall{{ID: m.CallID, Name: m.Name, Input: valueText(args)}}})
+			continue
+		case "function_call_output", "custom_tool_call_output":
+			msgs = append(msgs, oMsg{role: RoleTool, callID: m.CallID, text: valueText(m.Output)})
+			continue
+		case "reasoning":
 			continue
 		}
 		if m.Parts == nil && (m.Content != nil || m.ToolCalls != nil) {

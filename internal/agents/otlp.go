@@ -30,6 +30,12 @@ import (
 // too, and so are the spans of a Phoenix REST page ({"data": [span, …]},
 // GET /v1/projects/{id}/spans/otlpv1) and the instrumentationLibrarySpans
 // of OTLP before v0.15.
+//
+// Log records are read too ({"resourceLogs": [{"resource", "scopeLogs":
+// [{"logRecords": [...]}]}]}, an ExportLogsServiceRequest, as the file
+// exporter of a logs pipeline writes it, alone or in the traces' file):
+// the GenAI events recorded as logs (otellogs.go) join their spans by
+// trace and span id.
 
 // otlpSpan is one span read, with what compact needs of it.
 type otlpSpan struct {
@@ -41,6 +47,11 @@ type otlpSpan struct {
 	events                    []otlpEvent
 	line                      int // 1-based line where the span starts
 	order                     int // place in the file
+	// call is the model call read from the span as it was read (its
+	// content then dropped from attrs and events: digest); logged: log
+	// records were attached to it since.
+	call   *otelCall
+	logged bool
 }
 
 // otlpEvent is one event of a span.
@@ -70,8 +81,12 @@ func (l kvList) get(key string) (any, bool) {
 
 // otlpReader gathers the spans of one file.
 type otlpReader struct {
+	intern interner
+	// keysOnly keeps of each span its ids alone (OTelRun's first pass).
+	keysOnly bool
 	data     []byte
 	spans    []*otlpSpan
+	logs     []*otlpLog
 	problems []Problem
 	// lineAt's cursor: lines counted up to off.
 	off  int
@@ -102,7 +117,12 @@ func (r *otlpReader) problem(line int, format string, a ...any) {
 // bad line reported and passed over) or one document (a request, or
 // several one after another; a syntax error ends it).
 func readOTLP(data []byte) *otlpReader {
-	r := &otlpReader{data: data, line: 1}
+	return readOTLPWhole(data, false)
+}
+
+// read reads data whole: see readOTLP.
+func (r *otlpReader) read(data []byte) {
+	r.data = data
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if jsonLines(data) {
 		start := 0
@@ -124,7 +144,7 @@ func readOTLP(data []byte) *otlpReader {
 			}
 			start = end + 1
 		}
-		return r
+		return
 	}
 	base := len(r.data) - len(data)
 	if err := r.value(data, 0, base); err != nil {
@@ -133,7 +153,6 @@ func readOTLP(data []byte) *otlpReader {
 		line := r.lineAt(base + skipSpace(data, r.errOff))
 		r.problem(line, "%s; the rest of the file is left out", strings.TrimSuffix(jsonProblem(data, err), "; left out"))
 	}
-	return r
 }
 
 // jsonLines reports whether data is JSON Lines: its first non-blank line
@@ -187,10 +206,22 @@ func (r *otlpReader) value(text []byte, lineNo, base int) (err error) {
 				if err := r.eachElem(dec, func() error { return r.resourceSpans(dec, line) }); err != nil {
 					return err
 				}
-			case "data":
-				// A Phoenix REST page: the spans themselves.
+			case "resourceLogs", "resource_logs":
 				found = true
-				if err := r.eachElem(dec, func() error { return r.span(dec, line) }); err != nil {
+				if err := r.eachElem(dec, func() error { return r.resourceLogs(dec, line) }); err != nil {
+					return err
+				}
+			case "observations":
+				// Langfuse's trace download (langfuse.go).
+				found = true
+				if err := r.eachElem(dec, func() error { return r.observation(dec, line) }); err != nil {
+					return err
+				}
+			case "data":
+				// A Phoenix REST page: the spans themselves (or a
+				// Langfuse API page of observations).
+				found = true
+				if err := r.eachElem(dec, func() error { return r.dataElem(dec, line) }); err != nil {
 					return err
 				}
 			default:
@@ -203,7 +234,7 @@ func (r *otlpReader) value(text []byte, lineNo, base int) (err error) {
 			return err
 		}
 		if !found {
-			r.problem(at, "no resourceSpans: not an OTLP trace request; left out")
+			r.problem(at, "no resourceSpans or resourceLogs: not an OTLP trace or logs request; left out")
 		}
 	}
 }
@@ -332,6 +363,12 @@ func (r *otlpReader) span(dec *json.Decoder, line func() int) error {
 		}
 		return err
 	}
+	r.addSpan(&rs, at)
+	return nil
+}
+
+// addSpan adds the span rs, read at line at.
+func (r *otlpReader) addSpan(rs *rawSpan, at int) {
 	s := &otlpSpan{
 		traceID: or(rs.TraceID, rs.TraceID2), spanID: or(rs.SpanID, rs.SpanID2), parentID: or(rs.ParentID, rs.ParentID2),
 		name: rs.Name, start: nanos(rs.Start, rs.Start2), end: nanos(rs.End, rs.End2),
@@ -343,8 +380,30 @@ func (r *otlpReader) span(dec *json.Decoder, line func() int) error {
 			s.events = append(s.events, otlpEvent{name: re.Name, time: nanos(re.Time, re.Time2), attrs: attrMap(re.Attributes)})
 		}
 	}
+	r.digest(s)
 	r.spans = append(r.spans, s)
-	return nil
+}
+
+// digest reads the content of a model-call span as soon as the span is
+// read and drops it from the span: a call's input repeats the
+// conversation before it, so the parsed messages share one copy of each
+// text and memory follows the conversation, not the trace.
+func (r *otlpReader) digest(s *otlpSpan) {
+	if r.keysOnly {
+		s.attrs, s.events = nil, nil
+		return
+	}
+	if !isModelCall(s) {
+		return
+	}
+	if r.intern == nil {
+		r.intern = interner{}
+	}
+	c := readCall(s)
+	r.intern.msgs(c.input)
+	r.intern.msgs(c.output)
+	dropContent(s)
+	s.call = &c
 }
 
 func or(a, b string) string {

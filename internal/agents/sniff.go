@@ -134,8 +134,10 @@ func sniffObject(obj map[string]json.RawMessage) string {
 	if _, ok := obj["resourceSpans"]; ok {
 		return OTel
 	}
-	if _, ok := obj["resource_spans"]; ok {
-		return OTel
+	for _, k := range []string{"resource_spans", "resourceLogs", "resource_logs"} {
+		if _, ok := obj[k]; ok {
+			return OTel
+		}
 	}
 	typ := ""
 	if raw, ok := obj["type"]; ok {
@@ -195,7 +197,7 @@ func sniffKeys(line []byte) string {
 		return GeminiCLI
 	case has(`"sessionId"`) || has(`"parentUuid"`):
 		return ClaudeCode
-	case has(`{"resourceSpans"`) || has(`{"resource_spans"`):
+	case has(`{"resourceSpans"`) || has(`{"resource_spans"`) || has(`{"resourceLogs"`) || has(`{"resource_logs"`):
 		return OTel
 	}
 	return ""
@@ -258,21 +260,25 @@ func looksLikeGeminiRecord(head []byte) bool {
 }
 
 // looksLikeOTLP reports whether head starts a JSON object whose first
-// members include resourceSpans (or resource_spans), or data, a list
-// whose first element is a span (span_id or spanId): an OTLP trace
-// request, or a Phoenix page of OTLP spans.
+// members include resourceSpans or resourceLogs (or their snake_case
+// names), or data or observations, a list whose first element is a span
+// (span_id or spanId) or a Langfuse observation (traceId and type): an
+// OTLP trace or logs request, a Phoenix page of OTLP spans, Langfuse's
+// trace download or a page of its API.
 func looksLikeOTLP(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n") // topKeys's offsets are from here
 	return topKeys(head, 16, func(key string, dec *json.Decoder) (bool, bool) {
 		switch key {
-		case "resourceSpans", "resource_spans":
+		case "resourceSpans", "resource_spans", "resourceLogs", "resource_logs":
 			return true, true
-		case "data":
+		case "data", "observations":
 			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 				return true, false
 			}
+			trace, typ := false, false
 			return true, topKeys(head[dec.InputOffset():], 32, func(k string, _ *json.Decoder) (bool, bool) {
-				return k == "span_id" || k == "spanId", true
+				trace, typ = trace || k == "traceId", typ || k == "type"
+				return k == "span_id" || k == "spanId" || trace && typ, true
 			})
 		}
 		return false, false

@@ -41,6 +41,12 @@ type Metadata struct {
 	// FileActual.
 	Auditable   *bool  `json:"auditable"`
 	Unauditable string `json:"unauditable"`
+	// Agent is set only in an agent's bundle (AgentMetadata.Agent);
+	// ConversationID, TraceID and SpanID only in one read from traces.
+	Agent          string `json:"agent"`
+	ConversationID string `json:"conversationId"`
+	TraceID        string `json:"traceId"`
+	SpanID         string `json:"spanId"`
 }
 
 // HasSlash reports whether the metadata has slashIdsResolved: the bundle
@@ -202,6 +208,15 @@ type AgentMetadata struct {
 	SessionFile string `json:"sessionFile"`
 	Model       string `json:"model"`
 	Cwd         string `json:"cwd"`
+	// ConversationID, TraceID and SpanID link a bundle read from traces
+	// (--from otel) to them: the conversation's gen_ai.conversation.id
+	// (or session.id; "" when the trace recorded none), and the trace
+	// and span of the model call that wrote the summary
+	// (agents.Compaction's TraceID and SpanID). compact eval --otel
+	// writes its scores as events of that span.
+	ConversationID string `json:"conversationId,omitempty"`
+	TraceID        string `json:"traceId,omitempty"`
+	SpanID         string `json:"spanId,omitempty"`
 
 	CompressionNumber    int    `json:"compressionNumber"`
 	TotalCompressions    int    `json:"totalCompressions"`

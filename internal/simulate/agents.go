@@ -112,6 +112,9 @@ func ReadFile(path, format string, stdin io.Reader, leaf string, windows map[str
 	case s.Agent == agents.ClaudeCode:
 		in.Window, in.WindowFrom = ClaudeCodeWindow, "Claude Code's"
 	}
+	if s.NoContent != "" {
+		in.Trace = tokenTrace(s)
+	}
 	for _, sub := range s.Subagents {
 		if len(sub.Compactions) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: subagent %s, with %s, is not simulated here: pass its file", name, sub.Path, plural(len(sub.Compactions), "compaction")))

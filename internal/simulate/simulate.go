@@ -66,6 +66,9 @@ type Input struct {
 	// WindowFrom the model it came from.
 	Window     int
 	WindowFrom string
+	// Trace is set for a trace that records no message content: it is
+	// simulated on the token side only (tokenside.go).
+	Trace *TokenTrace
 }
 
 // Messages is what strategy name is given: a stagewise chat without the
@@ -187,6 +190,7 @@ const (
 	kindSweep
 	kindRecorded
 	kindAgentRecorded
+	kindTokenSide
 )
 
 // Report is the outcome of Run, to render with WriteText or WriteJSON.
@@ -201,6 +205,8 @@ type Report struct {
 	chats []RecordedChat
 	// agentChats (against recorded, agents' sessions).
 	agentChats []AgentRecorded
+	// tokenSides (traces without content).
+	tokenSides []TokenSide
 }
 
 // run is one simulation and its outcome.
@@ -233,6 +239,18 @@ func Run(ctx context.Context, inputs []*Input, opts Options) (*Report, error) {
 		}
 	}
 	rep := &Report{opts: opts, inputs: inputs}
+	switch all, odd := TokenSideInputs(inputs); {
+	case all && opts.Sweep != nil:
+		return nil, inputErr("%s records no message content: a sweep compares what strategies keep, which needs the messages; simulate it without --sweep for its token side", inputs[0].History.Name)
+	case all:
+		rep.kind = kindTokenSide
+		if err := rep.tokenSide(ctx); err != nil {
+			return nil, err
+		}
+		return rep, nil
+	case odd != "":
+		return nil, inputErr("%s records no message content: only its token side can be simulated; simulate it alone", odd)
+	}
 	r := &runner{
 		sum: opts.Summarizer, jobs: opts.Jobs, profile: serialize.Profiles[opts.Base.Profile], simulate: opts.Simulate,
 		noProbes: opts.AgainstRecorded,
@@ -366,6 +384,12 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 			Summarizer string          `json:"summarizer"`
 			Sessions   []AgentRecorded `json:"sessions"`
 		}{rep.opts.Strategies, rep.opts.SummarizerName, rep.agentChats}
+	case kindTokenSide:
+		v = struct {
+			TokenSide bool        `json:"tokenSide"`
+			Sessions  []TokenSide `json:"sessions"`
+			Missing   string      `json:"notSimulated"`
+		}{true, rep.tokenSides, "what a strategy keeps once it compacts, its summaries, their probe scores and its cost: " + CaptureContent}
 	default:
 		return errors.New("unknown report")
 	}
@@ -399,6 +423,8 @@ func (rep *Report) WriteText(w io.Writer) error {
 		rep.writeRecorded(w)
 	case kindAgentRecorded:
 		rep.writeRecordedAgents(w)
+	case kindTokenSide:
+		rep.writeTokenSides(w)
 	default:
 		return errors.New("unknown report")
 	}

@@ -297,3 +297,206 @@ for n, (inp, cached, outp, comp) in enumerate([(5200, 0, 300, False), (9800, 510
 with open(OUT + "no-content.jsonl", "w") as f:
     for l in lines:
         f.write(json.dumps(l, separators=(",", ":")) + "\n")
+
+# --- genai-logs-traces.jsonl and genai-logs.jsonl ---------------------------
+# The content recorded apart from the traces: chat spans with usage only in
+# a traces file, and a logs file (one ExportLogsServiceRequest per line, as
+# the collector's file exporter of a logs pipeline writes it) holding one
+# gen_ai.client.inference.operation.details event per call (semantic
+# conventions v1.37.0 on: the span's attributes, severity DEBUG), joined by
+# trace and span id. The fourth call is a compacted view whose summary is a
+# compaction part. A last event names a span no file holds: a call of its
+# own, in a conversation of its own.
+
+TR5 = "3c2d1e0f9a8b7c6d5e4f30201a0b0c0d"
+CONV5 = "conv_logs_9d1e"
+
+
+def log_request(records, service="shop-agent"):
+    return {"resourceLogs": [{"resource": {"attributes": attrs({"service.name": s(service)})},
+                              "scopeLogs": [{"scope": {"name": "opentelemetry.instrumentation.openai_v2", "version": "2.3b0"},
+                                             "logRecords": records}]}]}
+
+
+def details(trace, sid, at, inp, out, conv=CONV5):
+    return {"timeUnixNano": ns(at), "observedTimeUnixNano": ns(at), "severityNumber": 5, "severityText": "DEBUG",
+            "eventName": "gen_ai.client.inference.operation.details", "traceId": trace, "spanId": sid,
+            "attributes": attrs({"gen_ai.operation.name": s("chat"), "gen_ai.request.model": s("gpt-5.4-mini"),
+                                 "gen_ai.conversation.id": s(conv),
+                                 "gen_ai.system_instructions": s(json.dumps(SYSTEM)),
+                                 "gen_ai.input.messages": s(json.dumps(inp)), "gen_ai.output.messages": s(json.dumps(out))})}
+
+
+calls5 = [
+    ("600000000000001a", [u1], [a1], (1200, 0, 40), False),
+    ("600000000000002a", [u1, a1, r1], [a2], (1400, 1024, 20), False),
+    ("600000000000003a", [u1, a1, r1, a2, r2, u2], [a6], (1900, 1280, 50), False),
+    ("600000000000004a", [{"role": "user", "parts": [{"type": "compaction", "id": "cmp_l", "content": SUMMARY1}]}, u2, a6, r6], [a7], (800, 0, 45), True),
+    ("600000000000005a", [{"role": "user", "parts": [{"type": "compaction", "id": "cmp_l", "content": SUMMARY1}]}, u2, a6, r6, a7, r7], [a8], (900, 760, 20), True),
+]
+span_lines, log_lines = [], []
+for n, (sid, inp, out, use, comp) in enumerate(calls5):
+    a = {"gen_ai.operation.name": s("chat"), "gen_ai.provider.name": s("openai"), "gen_ai.request.model": s("gpt-5.4-mini"),
+         "gen_ai.conversation.id": s(CONV5), "gen_ai.usage.input_tokens": i(use[0]),
+         "gen_ai.usage.cache_read.input_tokens": i(use[1]), "gen_ai.usage.output_tokens": i(use[2])}
+    if comp:
+        a["gen_ai.conversation.compacted"] = b(True)
+    span_lines.append(request([span(TR5, sid, "", "chat gpt-5.4-mini", n * 3, n * 3 + 2, a)]))
+    log_lines.append(log_request([details(TR5, sid, n * 3 + 2, inp, out)]))
+log_lines.append(log_request([details("0d0c0b0a090807060504030201000f0e", "9000000000000001", 30, [d1], [d2], conv="conv_logs_only")],
+                             service="docs-bot"))
+with open(OUT + "genai-logs-traces.jsonl", "w") as f:
+    for l in span_lines:
+        f.write(json.dumps(l, separators=(",", ":")) + "\n")
+with open(OUT + "genai-logs.jsonl", "w") as f:
+    for l in log_lines:
+        f.write(json.dumps(l, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+# --- genai-events-logs.jsonl -------------------------------------------------
+# One file holding both pipelines (a span's line, then its records'), the
+# older spelling: chat spans with
+# gen_ai.system and usage (semantic conventions v1.28.0 to v1.36.0) and
+# their per-message events as log records named by the event.name
+# attribute (SDKs before LogRecord.event_name), the fields in the body:
+# gen_ai.system.message, gen_ai.user.message, gen_ai.assistant.message
+# (tool_calls), gen_ai.tool.message (id), gen_ai.choice (index,
+# finish_reason, message).
+
+TR6 = "6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d"
+
+
+def ev(sid, at, name, body):
+    return {"timeUnixNano": ns(at), "observedTimeUnixNano": ns(at), "severityNumber": 9, "traceId": TR6, "spanId": sid,
+            "body": kv(body), "attributes": attrs({"event.name": s(name), "gen_ai.system": s("openai")})}
+
+
+def tc(cid, name, args):
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+USER6 = "Rename the function totals() to sumTotals() in src/report.py and run the tests."
+msgs6 = [
+    ("gen_ai.system.message", {"content": "You are a coding assistant."}),
+    ("gen_ai.user.message", {"content": USER6}),
+]
+turns6 = [
+    ({"content": "", "tool_calls": [tc("call_a", "grep", {"pattern": "totals(", "path": "src"})]}, "src/report.py:12: def totals(rows):"),
+    ({"content": "", "tool_calls": [tc("call_b", "edit_file", {"path": "src/report.py", "old": "def totals(", "new": "def sumTotals("})]}, "Edited src/report.py"),
+    ({"content": "", "tool_calls": [tc("call_c", "shell", {"command": "pytest -q"})]}, "Exit code 0\n4 passed"),
+    ({"content": "Renamed totals() to sumTotals() in src/report.py; pytest passes (4 tests)."}, None),
+]
+lines6 = []
+t6 = 0
+hist6 = list(msgs6)
+for n, (reply, res) in enumerate(turns6):
+    sid = "d6%014d" % (n + 1)
+    sp = span(TR6, sid, "", "chat gpt-4.1", t6, t6 + 2, {
+        "gen_ai.system": s("openai"), "gen_ai.operation.name": s("chat"), "gen_ai.request.model": s("gpt-4.1"),
+        "gen_ai.usage.input_tokens": i(600 + 200 * n), "gen_ai.usage.output_tokens": i(30)})
+    recs = [ev(sid, t6, name, body) for name, body in hist6]
+    recs.append(ev(sid, t6 + 2, "gen_ai.choice", {"index": 0, "finish_reason": "tool_calls" if res else "stop", "message": reply}))
+    lines6.append(request([sp]))
+    lines6.append(log_request(recs))
+    hist6.append(("gen_ai.assistant.message", reply))
+    if res:
+        hist6.append(("gen_ai.tool.message", {"content": res, "id": reply["tool_calls"][0]["id"]}))
+    t6 += 3
+with open(OUT + "genai-events-logs.jsonl", "w") as f:
+    for l in lines6:
+        f.write(json.dumps(l, separators=(",", ":")) + "\n")
+
+# --- langfuse-trace.json -------------------------------------------------------
+# Langfuse's trace download (web/src/features/traces/server/buildTraceExport.ts:
+# {"observations": [...], "scores": [...]}, two-space indent): observations as
+# Langfuse stores spans it received over OTLP (type GENERATION; input and
+# output the messages as JSON text, the system instructions prepended as a
+# {role: system, content} message; metadata.attributes the span's other
+# attributes as text; usageDetails with the cached input apart), one
+# conversation compacted (a compaction part, the marker "true" as text);
+# a second conversation in OpenInference's spelling nested back
+# ([{message: {...}}]), compacted, its summary the first new message; and a
+# Langfuse SDK call in OpenAI's shape (input a list, output one message).
+
+TR7 = "8e7d6c5b4a39281706f5e4d3c2b1a090"
+LF_T0 = "2026-05-20T09:00:%02d.%03dZ"
+
+
+def lf_time(sec):
+    return LF_T0 % (sec, 0)
+
+
+def lf_obs(oid, start, typ, name, parent=None, session=None, model=None, inp=None, out=None, attrs_=None, usage=None):
+    o = {"id": oid, "traceId": TR7, "userId": None, "sessionId": session, "projectId": "proj-demo",
+         "startTime": lf_time(start), "endTime": lf_time(start + 1), "parentObservationId": parent,
+         "type": typ, "environment": "default", "name": name, "level": "DEFAULT", "traceName": "shop agent",
+         "statusMessage": None, "release": None, "version": None, "createdAt": lf_time(start + 2), "updatedAt": lf_time(start + 2),
+         "model": model, "modelParameters": {}, "internalModelId": None, "completionStartTime": None,
+         "promptId": None, "promptName": None, "promptVersion": None, "providedUsageDetails": usage or {},
+         "latency": 1.0, "timeToFirstToken": None, "usageDetails": usage or {}, "costDetails": {}, "providedCostDetails": {},
+         "usagePricingTierId": None, "usagePricingTierName": None, "toolCallNames": [], "tags": [], "bookmarked": False, "public": False,
+         "toolDefinitions": {}, "toolCalls": []}
+    if inp is not None:
+        o["input"] = inp
+    if out is not None:
+        o["output"] = out
+    o["metadata"] = {"attributes": attrs_ or {}, "resourceAttributes": {"service.name": "shop-agent"},
+                     "scope": {"name": "opentelemetry.instrumentation.openai_v2", "version": "2.3b0"}}
+    return o
+
+
+def lf_sys(msgs):
+    return [{"role": "system", "content": SYSTEM[0]["content"]}] + msgs
+
+
+CONV7 = "conv_lf_4c2a"
+obs = [lf_obs("a100000000000001", 0, "AGENT", "invoke_agent shop", session=CONV7,
+              attrs_={"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": CONV7})]
+view7 = [{"role": "user", "parts": [{"type": "compaction", "id": "cmp_f", "content": SUMMARY1}]}, u2, a6, r6]
+for n, (inp, out, use, comp) in enumerate([
+    ([u1], [a1], (1200, 0, 40), False),
+    ([u1, a1, r1], [a2], (400, 1024, 20), False),
+    ([u1, a1, r1, a2, r2, u2], [a6], (700, 1280, 50), False),
+    (view7, [a7], (800, 0, 45), True),
+    (view7 + [a7, r7], [a8], (100, 800, 20), True),
+]):
+    at = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.conversation.id": CONV7,
+          "gen_ai.response.model": "gpt-5.4-mini-2026-03-01"}
+    if comp:
+        at["gen_ai.conversation.compacted"] = "true"
+    obs.append(lf_obs("c70000000000000%d" % (n + 1), 2 + 3 * n, "GENERATION", "chat gpt-5.4-mini", parent="a100000000000001",
+                      session=CONV7, model="gpt-5.4-mini", inp=json.dumps(lf_sys(inp)), out=json.dumps(out), attrs_=at,
+                      usage={"input": use[0], "output": use[2], "total": sum(use), "input_cached_tokens": use[1]}))
+
+
+def oi_nested(msgs):
+    out = []
+    for m in msgs:
+        msg = {"role": m["role"]}
+        if m.get("content") is not None:
+            msg["content"] = m["content"]
+        if m.get("tool_call_id"):
+            msg["tool_call_id"] = m["tool_call_id"]
+        if m.get("tool_calls"):
+            msg["tool_calls"] = [{"tool_call": {"id": c[0], "function": {"name": c[1], "arguments": json.dumps(c[2])}}} for c in m["tool_calls"]]
+        out.append({"message": msg})
+    return out
+
+
+for n, (inp, out, comp) in enumerate([
+    ([o1], [o2], False),
+    ([o1, o2, o3], [o4], False),
+    ([o1, o2, o3, o4, o5, o6, o7], [o8], False),
+    ([{"role": "user", "content": OSUM}, o7, o8, o9], [o10], True),
+]):
+    at = {"openinference.span.kind": "LLM", "session.id": "sess-lf-oi"}
+    if comp:
+        at["gen_ai.conversation.compacted"] = "true"
+    obs.append(lf_obs("b70000000000000%d" % (n + 1), 30 + 3 * n, "GENERATION", "ChatAnthropic", session="sess-lf-oi",
+                      model="claude-sonnet-4-6", inp=json.dumps(oi_nested(inp)), out=json.dumps(oi_nested(out)), attrs_=at,
+                      usage={"input": 900 + 100 * n, "output": 30, "total": 930 + 100 * n}))
+obs.append(lf_obs("e700000000000001", 50, "GENERATION", "OpenAI-generation", session="lf-sdk-1", model="gpt-4o-mini",
+                  inp=json.dumps([{"role": "user", "content": "Say hi."}]), out=json.dumps({"role": "assistant", "content": "Hi!"}),
+                  usage={"input": 9, "output": 2, "total": 11}))
+with open(OUT + "langfuse-trace.json", "w") as f:
+    json.dump({"observations": obs, "scores": []}, f, indent=2, ensure_ascii=False)
+    f.write("\n")
