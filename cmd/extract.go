@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -18,12 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/agentbundle"
-	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/store"
 )
 
@@ -54,6 +52,8 @@ type extractOptions struct {
 	Paths []string
 	// packChanged: the user chose the pack (flag or configuration).
 	packChanged bool
+	// Shard and sample (cmd/shardflags.go).
+	Shard shardFlags
 }
 
 func newCmdExtract(f *Factory) *cobra.Command {
@@ -80,7 +80,11 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"agent's built-in pack (or --pack). With --from otel it reads OpenTelemetry\n" +
 			"traces (OTLP JSON, GenAI or OpenInference attributes; the PATHs, no default),\n" +
 			"one chat per conversation, with the default pack. Bundles go to\n" +
-			"experiments-data/history-compression/<agent>, or --out.",
+			"experiments-data/history-compression/<agent>, or --out.\n\n" +
+			"--shard K/N (K from 0) writes only the chats whose id hashes to K mod N\n" +
+			"(with --from: the session files, by name), numbered within the shard: N\n" +
+			"shards write every bundle of the whole run once, byte for byte. --sample N\n" +
+			"takes a stratified, seeded sample of the chats first.",
 		Example: "  compact extract\n" +
 			"  compact extract --channel nightly\n" +
 			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +
@@ -96,6 +100,9 @@ func newCmdExtract(f *Factory) *cobra.Command {
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.Shard.resolve(c, f); err != nil {
+				return err
+			}
 			if opts.From != "" {
 				opts.packChanged = c.Flags().Changed("pack") || f.Config.Source("pack") != "default"
 				configDefault(c, f, "pack", "pack", &opts.Pack)
@@ -148,6 +155,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	// pays (see docs/design.md); one writer is fastest on ext4.
 	fl.IntVar(&opts.Writers, "writers", 1, "goroutines creating the bundle files")
 	_ = fl.MarkHidden("writers")
+	addShardFlags(c, &opts.Shard, "chats")
 	completeValues(c, "source", extract.SourceMessages, extract.SourceHistory)
 	completeValues(c, "from", agentbundle.Agents...)
 	completeProfile(c)
@@ -202,7 +210,9 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: opts.MinMessages,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, Profile: profile,
 		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers, NoContinuation: opts.NoContinuation,
+		Sample: opts.Shard.sampling, Shard: opts.Shard.spec,
 	}, extract.Hooks{
+		Selected: func(sel *shard.Selection) { say(f, sel) },
 		Warn: func(w extract.Warning) {
 			warned.Add(1)
 			prog.clear()
@@ -249,149 +259,8 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		return enc.Encode(sum)
 	}
 	fmt.Fprintf(f.IO.TextOut(), "%s, %s, %d skipped -> %s\n", plural(sum.Extracted, "chat"), plural(sum.Bundles, "bundle"), sum.Skipped, sum.OutDir)
-	if sum.Bundles == 0 && warned.Load() == 0 && !f.IO.Quiet {
+	if sum.Bundles == 0 && warned.Load() == 0 && !f.IO.Quiet && (sum.Selection == nil || sum.Selection.Selected > 0) {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compression event found: no chat of at least %s holds a stored briefing yet (lower --min-messages, or let the app compress a long chat first)\n", plural(opts.MinMessages, "message"))
 	}
 	return nil
-}
-
-// runExtractAgent writes the bundles of the compactions an agent recorded
-// in its session files (--from).
-func runExtractAgent(ctx context.Context, opts *extractOptions) error {
-	f := opts.f
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if opts.From == agents.SWEAgent {
-		// Read, but it records no compaction: say so, as simulate does.
-		return usageErr("--from swe-agent: SWE-agent trajectories record no compaction, so there is nothing to write; compact simulate FILE.traj reads them whole")
-	}
-	if !slices.Contains(agentbundle.Agents, opts.From) {
-		return usageErr("--from: unknown agent %q (want %s)", opts.From, agentbundle.AgentList())
-	}
-	packName := opts.Pack
-	if !opts.packChanged {
-		packName = agentbundle.PackFor(opts.From)
-	}
-	pack, err := resolvePack("--pack", packName)
-	if err != nil {
-		return err
-	}
-	locale := opts.Locale
-	if locale == "" {
-		locale = prompt.LocaleFromEnv(f.Getenv)
-	}
-	paths := opts.Paths
-	if len(paths) == 0 {
-		d, err := agentbundle.DefaultDir(opts.From, f.Getenv)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		if _, err := fsutil.CheckInput(d); err != nil {
-			if nr := notRegular(err); nr != nil {
-				return nr
-			}
-			return usageErr("no %s sessions at %s (%v): pass the session files or directories", opts.From, d, errors.Unwrap(err))
-		}
-		paths = []string{d}
-	}
-	for _, p := range paths {
-		if _, err := fsutil.CheckInput(p); err != nil {
-			if nr := notRegular(err); nr != nil {
-				return nr
-			}
-			return usageErr("%s: %v", p, errors.Unwrap(err))
-		}
-	}
-	// A session file that is a named pipe, a socket or a device, given or
-	// found in a directory, stops the run before anything is read.
-	if files, err := agentbundle.FindSessions(opts.From, paths); err == nil {
-		for _, p := range files {
-			if err := checkFileArg(p); err != nil {
-				return err
-			}
-		}
-	}
-	out := opts.Out
-	if out == "" {
-		out = channelDir(f, opts.From)
-	}
-	out = filepath.Clean(out)
-	// Never write into the agent's own directories.
-	roots := slices.Clone(paths)
-	if d, err := agentbundle.DefaultDir(opts.From, f.Getenv); err == nil {
-		roots = append(roots, d)
-	}
-	for _, r := range roots {
-		if st, err := os.Stat(r); err == nil && !st.IsDir() {
-			r = filepath.Dir(r)
-		}
-		if within(out, r) {
-			return usageErr("--out %s is inside %s, where the agent keeps its sessions: write the bundles elsewhere", out, r)
-		}
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	prog := newProgress(f.IO)
-	sum, err := agentbundle.Run(ctx, agentbundle.Options{
-		Agent: opts.From, Paths: paths, OutDir: out, Force: opts.Force, NoContinuation: opts.NoContinuation, Pack: pack, PackName: packName, Locale: locale, Getenv: f.Getenv,
-	}, agentbundle.Hooks{
-		Warn: func(w string) {
-			prog.clear()
-			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
-		},
-		Leftovers: func(n int, err error) {
-			prog.clear()
-			if err != nil {
-				fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: leftovers of an interrupted run: %v\n", err)
-			}
-			if n > 0 {
-				fmt.Fprintf(f.IO.ErrOut, "compact extract: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), out)
-			}
-		},
-		Removing: func() {
-			fmt.Fprintf(f.IO.ErrOut, "compact extract: still removing; interrupt again to stop (the next run removes the rest)\n")
-		},
-		Progress: func(done, total, _ int) {
-			prog.show("extract: %d of %s", done, plural(total, "session file"))
-		},
-	})
-	prog.clear()
-	if err != nil {
-		var none *agentbundle.NoSessionsError
-		switch {
-		case ctx.Err() != nil && errors.Is(err, context.Canceled):
-			return interrupted("interrupted; %s left as it was", out)
-		case errors.As(err, &none):
-			return usageErr("%v; nothing written", err)
-		}
-		return err
-	}
-	if f.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
-	}
-	fmt.Fprintf(f.IO.TextOut(), "%s, %s, %d skipped -> %s\n", plural(sum.Sessions, "session"), plural(sum.Bundles, "bundle"), sum.Sessions-sum.Extracted, sum.OutDir)
-	if sum.Unauditable > 0 && !f.IO.Quiet {
-		fmt.Fprintf(f.IO.ErrOut, "compact extract: %s without the agent's summary (unauditable: encrypted or missing): replay answers them; diff and eval skip them\n", plural(sum.Unauditable, "bundle"))
-	}
-	if sum.Bundles == 0 && !f.IO.Quiet {
-		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compaction found: none of the %s recorded one yet\n", plural(sum.Sessions, opts.From+" session"))
-	}
-	return nil
-}
-
-// within reports whether path is dir or under it (both cleaned, made
-// absolute where they can be).
-func within(path, dir string) bool {
-	if a, err := filepath.Abs(path); err == nil {
-		path = a
-	}
-	if a, err := filepath.Abs(dir); err == nil {
-		dir = a
-	}
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }

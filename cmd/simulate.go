@@ -20,6 +20,7 @@ import (
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/simulate"
 	"github.com/compactlab/compact/internal/strategy"
 )
@@ -52,6 +53,8 @@ type simulateOptions struct {
 	GOOS            string
 
 	changed func(name string) bool
+	// Shard and sample (cmd/shardflags.go).
+	Shard shardFlags
 }
 
 func newCmdSimulate(f *Factory) *cobra.Command {
@@ -113,6 +116,9 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
 				return err
 			}
+			if err := opts.Shard.resolve(c, f); err != nil {
+				return err
+			}
 			return runSimulate(c.Context(), opts)
 		},
 	}
@@ -133,6 +139,7 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.PriceModel, "price-model", "", "price the runs at the prices of `MODEL` of the model table (default: each history's model, else "+simulate.DefaultPriceModel+")")
 	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated boundaries beside the ones the app stored, or an agent's session recorded")
 	addJobsFlag(c, &opts.Jobs, 0, "simulations run in parallel (default: CPUs)")
+	addShardFlags(c, &opts.Shard, "histories")
 
 	completeValues(c, "strategy", strategy.Names()...)
 	completeValues(c, "tokenizer", strategy.Tokenizers...)
@@ -226,10 +233,17 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}()
 	}
 
-	// The histories.
+	// The histories: with a shard and no sample, only the shard's are
+	// read; a sample reads them all for its strata.
 	var inputs []*simulate.Input
-	var warnings []string
+	var keys, warnings []string
+	var sel *shard.Selection
 	if jsonl {
+		var keep []bool
+		if keep, sel = opts.Shard.keys(f, mapSlice(files, shard.FileKey), simulate.UnitHistory); sel != nil && sel.Selected == 0 {
+			return emptySelection(f, sel)
+		}
+		files = kept(files, keep)
 		// A read of stdin ends on Ctrl-C or SIGTERM even while nothing
 		// comes (a terminal, a pipe whose writer waits): the signals are
 		// caught from here on, so nothing else would end it.
@@ -241,14 +255,28 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 				err = rerr
 				break
 			}
-			inputs = append(inputs, in)
+			inputs, keys = append(inputs, in), append(keys, shard.FileKey(p))
 		}
 	} else {
 		var db string
 		if db, err = simDatabase(f, opts); err != nil {
 			return err
 		}
-		inputs, warnings, err = simulate.ReadDB(ctx, db, opts.Chats, f.Config.ContextWindows())
+		chats := opts.Chats
+		if opts.Shard.spec.Active() && !opts.Shard.sampled() {
+			if len(chats) == 0 {
+				if chats, err = simulate.ChatIDs(ctx, db); err != nil {
+					return simErr(err)
+				}
+			}
+			var keep []bool
+			if keep, sel = opts.Shard.keys(f, chats, simulate.UnitHistory); sel.Selected == 0 {
+				return emptySelection(f, sel)
+			}
+			chats = kept(chats, keep)
+		}
+		inputs, warnings, err = simulate.ReadDB(ctx, db, chats, f.Config.ContextWindows())
+		keys = mapSlice(inputs, func(in *simulate.Input) string { return in.History.Name })
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: warning: %s\n", w)
@@ -259,6 +287,18 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if err != nil {
 		return simErr(err)
 	}
+	if opts.Shard.sampled() {
+		units := make([]shard.Unit, len(inputs))
+		for i, in := range inputs {
+			units[i] = simulate.UnitOf(in, keys[i])
+		}
+		var keep []bool
+		if keep, sel = opts.Shard.pick(f, units, simulate.UnitHistory); sel.Selected == 0 {
+			return emptySelection(f, sel)
+		}
+		inputs = kept(inputs, keep)
+	}
+	so.Selection = sel
 	if opts.AgainstRecorded && opts.Compare == "" && !changed("strategy") && simulate.AgentSessions(inputs) {
 		// Where would each strategy have compacted?
 		so.Strategies = strategy.Names()
