@@ -174,7 +174,14 @@ func completionConfig(f *Factory) (*config.Store, error) { return loadConfig(f) 
 // compare or score: it is left out with a note, and when nothing else is
 // left, that is nothing to work on.
 func findBundles(f *Factory, paths []string, channel string) ([]string, error) {
-	dirs, err := findAllBundles(f, paths, channel)
+	return findPickedBundles(f, paths, channel, nil)
+}
+
+// findPickedBundles is findBundles of the bundles pick keeps of those
+// found (nil: all), which are the only ones checked: a shard's run
+// checks its shard. Nothing kept is no error.
+func findPickedBundles(f *Factory, paths []string, channel string, pick func([]string) []string) ([]string, error) {
+	dirs, err := findAllBundles(f, paths, channel, pick)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +219,10 @@ var (
 // findAllBundles is findBundles with the unauditable bundles. Every file
 // of the bundles found is checked (checkBundles): a named pipe, a socket
 // or a device among them stops the run before anything is read.
-func findAllBundles(f *Factory, paths []string, channel string) ([]string, error) {
+func findAllBundles(f *Factory, paths []string, channel string, pick func([]string) []string) ([]string, error) {
+	if pick == nil {
+		pick = func(dirs []string) []string { return dirs }
+	}
 	if len(paths) == 0 {
 		def := channelDir(f, channel)
 		if err := checkDirArg(def, bundlesWanted); err != nil {
@@ -222,6 +232,7 @@ func findAllBundles(f *Factory, paths []string, channel string) ([]string, error
 		if err != nil || len(found) == 0 {
 			return nil, noBundles(def, channel)
 		}
+		found = pick(found)
 		return found, checkBundles(found)
 	}
 	var dirs []string
@@ -247,6 +258,7 @@ func findAllBundles(f *Factory, paths []string, channel string) ([]string, error
 			}
 		}
 	}
+	dirs = pick(dirs)
 	return dirs, checkBundles(dirs)
 }
 

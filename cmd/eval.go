@@ -16,6 +16,7 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/shard"
 )
 
 func init() { register(newCmdEval) }
@@ -56,6 +57,8 @@ type evalOptions struct {
 	Table tableFlag
 	// OTel writes the scores as OpenTelemetry events too (eval_otel.go).
 	OTel string
+	// Shard and sample (cmd/shardflags.go).
+	Shard shardFlags
 }
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -88,6 +91,9 @@ func newCmdEval(f *Factory) *cobra.Command {
 			}
 			if !c.Flags().Changed("target") {
 				opts.Target = f.Config.Int("compression::target_chars")
+			}
+			if err := opts.Shard.resolve(c, f); err != nil {
+				return err
 			}
 			if opts.Validate || opts.Calibrate != "" {
 				return runEvalValidity(c, opts)
@@ -124,6 +130,7 @@ func newCmdEval(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Batch, "batch", false, "judge through the provider's batch API (half price, within 24 h): submit, then run again or compact batch collect")
 	c.MarkFlagsMutuallyExclusive("judge", "judge-base-url")
 	c.MarkFlagsMutuallyExclusive("batch", "judge-base-url")
+	addShardFlags(c, &opts.Shard, "chats")
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "fail-on", "overall<0.5", "file-used<0.8", "coverage<0.8", "artifact<0.9", "regressed>0", "lost>0", "judged<3.5", "artifact_trail<3")
 	_ = c.RegisterFlagCompletionFunc("judge", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -191,9 +198,16 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	dirs, err := findBundles(f, opts.Paths, opts.Channel)
+	if judge != nil && opts.Batch && opts.Shard.active() {
+		return usageErr("eval: --batch judges the whole directory as one batch run: it takes no --shard or --sample; judge a shard without --batch")
+	}
+	var sel *shard.Selection
+	dirs, err := findPickedBundles(f, opts.Paths, opts.Channel, opts.Shard.picker(&sel))
 	if err != nil {
 		return err
+	}
+	if len(dirs) == 0 && sel != nil {
+		return emptySelection(f, sel)
 	}
 	prog := newProgress(f.IO)
 	// The baseline named is read even when --run leaves it out: the
@@ -253,6 +267,7 @@ func runEval(c *cobra.Command, opts *evalOptions) error {
 		}
 	}
 	rep := eval.NewReport(results, errs, eval.ReportOptions{Baseline: opts.Baseline, Gates: gates, Candidates: runs, Target: opts.Target})
+	rep.Selection = sel
 	topt := eval.TextOptions{Worst: opts.Worst, Root: commonDir(dirs)}
 	if len(dirs) == 1 {
 		topt.Root = ""

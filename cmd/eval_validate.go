@@ -14,6 +14,7 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/fsutil"
+	"github.com/compactlab/compact/internal/shard"
 )
 
 // maxGradesFile bounds a --calibrate file.
@@ -27,11 +28,18 @@ func runEvalValidity(c *cobra.Command, opts *evalOptions) error {
 		return err
 	}
 	if opts.Calibrate != "" {
+		if opts.Shard.active() {
+			return usageErr("eval: --calibrate scores the bundles its grades name: it takes no --shard or --sample (set in the flags or shard, sample.size of the configuration)")
+		}
 		return runEvalCalibrate(f, opts, format)
 	}
-	dirs, err := findBundles(f, opts.Paths, opts.Channel)
+	var sel *shard.Selection
+	dirs, err := findPickedBundles(f, opts.Paths, opts.Channel, opts.Shard.picker(&sel))
 	if err != nil {
 		return err
+	}
+	if len(dirs) == 0 && sel != nil {
+		return emptySelection(f, sel)
 	}
 	prog := newProgress(f.IO)
 	prog.show("eval --validate: %s", plural(len(dirs), "bundle"))
@@ -43,6 +51,7 @@ func runEvalValidity(c *cobra.Command, opts *evalOptions) error {
 	if rep.Bundles == 0 {
 		return usageErr("eval: --validate: none of the %s has a recorded briefing (%s) to build a ladder from", plural(len(dirs), "bundle"), bundle.FileActual)
 	}
+	rep.Selection = sel
 	if format == "json" {
 		enc := json.NewEncoder(f.IO.Out)
 		enc.SetIndent("", "  ")

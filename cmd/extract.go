@@ -21,6 +21,7 @@ import (
 	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/store"
 )
 
@@ -51,6 +52,8 @@ type extractOptions struct {
 	Paths []string
 	// packChanged: the user chose the pack (flag or configuration).
 	packChanged bool
+	// Shard and sample (cmd/shardflags.go).
+	Shard shardFlags
 }
 
 func newCmdExtract(f *Factory) *cobra.Command {
@@ -79,7 +82,11 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"JSON traces and logs, GenAI or OpenInference attributes; Langfuse's trace\n" +
 			"download; the PATHs, no default), one chat per conversation, with the\n" +
 			"default pack. Bundles go to experiments-data/history-compression/<agent>,\n" +
-			"or --out.",
+			"or --out.\n\n" +
+			"--shard K/N (K from 0) writes only the chats whose id hashes to K mod N\n" +
+			"(with --from: the session files, by name), numbered within the shard: N\n" +
+			"shards write every bundle of the whole run once, byte for byte. --sample N\n" +
+			"takes a stratified, seeded sample of the chats first.",
 		Example: "  compact extract\n" +
 			"  compact extract --channel nightly\n" +
 			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +
@@ -96,6 +103,9 @@ func newCmdExtract(f *Factory) *cobra.Command {
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.Shard.resolve(c, f); err != nil {
+				return err
+			}
 			if opts.From != "" {
 				opts.packChanged = c.Flags().Changed("pack") || f.Config.Source("pack") != "default"
 				configDefault(c, f, "pack", "pack", &opts.Pack)
@@ -148,6 +158,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	// pays (see docs/design.md); one writer is fastest on ext4.
 	fl.IntVar(&opts.Writers, "writers", 1, "goroutines creating the bundle files")
 	_ = fl.MarkHidden("writers")
+	addShardFlags(c, &opts.Shard, "chats")
 	completeValues(c, "source", extract.SourceMessages, extract.SourceHistory)
 	completeValues(c, "from", agentbundle.FromNames()...)
 	completeProfile(c)
@@ -202,7 +213,9 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		DBPath: db, Channel: opts.Channel, Source: opts.Source, MinMessages: opts.MinMessages,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, Profile: profile,
 		OutDir: out, ChatIDs: opts.Chats, Force: opts.Force, Workers: opts.Workers, Writers: opts.Writers, NoContinuation: opts.NoContinuation,
+		Sample: opts.Shard.sampling, Shard: opts.Shard.spec,
 	}, extract.Hooks{
+		Selected: func(sel *shard.Selection) { say(f, sel) },
 		Warn: func(w extract.Warning) {
 			warned.Add(1)
 			prog.clear()
@@ -249,7 +262,7 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		return enc.Encode(sum)
 	}
 	fmt.Fprintf(f.IO.TextOut(), "%s, %s, %d skipped -> %s\n", plural(sum.Extracted, "chat"), plural(sum.Bundles, "bundle"), sum.Skipped, sum.OutDir)
-	if sum.Bundles == 0 && warned.Load() == 0 && !f.IO.Quiet {
+	if sum.Bundles == 0 && warned.Load() == 0 && !f.IO.Quiet && (sum.Selection == nil || sum.Selection.Selected > 0) {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compression event found: no chat of at least %s holds a stored briefing yet (lower --min-messages, or let the app compress a long chat first)\n", plural(opts.MinMessages, "message"))
 	}
 	return nil

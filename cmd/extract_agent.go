@@ -16,6 +16,7 @@ import (
 	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/shard"
 )
 
 // runExtractAgent writes the bundles of the compactions an agent recorded
@@ -100,7 +101,9 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	prog := newProgress(f.IO)
 	sum, err := agentbundle.Run(ctx, agentbundle.Options{
 		Agent: opts.From, Paths: paths, OutDir: out, Force: opts.Force, NoContinuation: opts.NoContinuation, Pack: pack, PackName: packName, Locale: locale, Getenv: f.Getenv,
+		Sample: opts.Shard.sampling, Shard: opts.Shard.spec,
 	}, agentbundle.Hooks{
+		Selected: func(sel *shard.Selection) { say(f, sel) },
 		Warn: func(w string) {
 			prog.clear()
 			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
@@ -142,7 +145,7 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 	if sum.Unauditable > 0 && !f.IO.Quiet {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: %s without the agent's summary (unauditable: encrypted or missing): replay answers them; diff and eval skip them\n", plural(sum.Unauditable, "bundle"))
 	}
-	if sum.Bundles == 0 && !f.IO.Quiet {
+	if sum.Bundles == 0 && !f.IO.Quiet && (sum.Selection == nil || sum.Selection.Selected > 0) {
 		why := "recorded one yet"
 		if opts.From == agents.GeminiCLI {
 			why = "recorded one (Gemini CLI records its compressions from v0.44 on; compact simulate FILE reads a chat whole)"

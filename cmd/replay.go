@@ -5,18 +5,16 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
-	"github.com/compactlab/compact/internal/config"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
+	"github.com/compactlab/compact/internal/shard"
 )
 
 func init() { register(newCmdReplay) }
@@ -48,6 +46,8 @@ type replayOptions struct {
 	Stop context.Context
 	// Generator replaces the configured cascade (tests).
 	Generator replay.Generator
+	// Shard and sample (cmd/shardflags.go).
+	Shard shardFlags
 }
 
 func newCmdReplay(f *Factory) *cobra.Command {
@@ -106,6 +106,9 @@ func newCmdReplay(f *Factory) *cobra.Command {
 			if !c.Flags().Changed("locale") {
 				opts.Locale = f.Config.String("locale")
 			}
+			if err := opts.Shard.resolve(c, f); err != nil {
+				return err
+			}
 			return runReplay(c.Context(), opts)
 		},
 	}
@@ -133,6 +136,7 @@ func newCmdReplay(f *Factory) *cobra.Command {
 	addTableFlag(c, &opts.Table, "a row per bundle and run (model, tokens, cost, latency, status, cache hit)")
 	c.MarkFlagsMutuallyExclusive("table", "batch")
 	c.MarkFlagsMutuallyExclusive("table", "dry-run")
+	addShardFlags(c, &opts.Shard, "chats")
 
 	models := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return replayModelNames(f), cobra.ShellCompDirectiveNoFileComp
@@ -205,34 +209,33 @@ func warnKeyless(f *Factory, command string, missing []cascade.MissingKey) {
 }
 
 // replayBundles finds the bundles under the paths, or under the channel's
-// directory when there are none.
-func replayBundles(f *Factory, opts *replayOptions) ([]string, error) {
+// directory when there are none: those of the sample and the shard, if
+// any (sel, then; none is no error).
+func replayBundles(f *Factory, opts *replayOptions) (bundles []string, sel *shard.Selection, err error) {
 	paths, channel := opts.Paths, ""
 	if len(paths) == 0 {
 		paths, channel = []string{channelDir(f, opts.Channel)}, opts.Channel
 	}
 	for _, p := range paths {
 		if err := checkDirArg(p, bundlesWanted); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if _, err := os.Stat(p); err != nil {
-			return nil, noBundles(p, channel)
+			return nil, nil, noBundles(p, channel)
 		}
 	}
-	bundles, err := replayFinder.Find(paths)
+	bundles, err = replayFinder.Find(paths)
 	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	if err := checkBundles(bundles); err != nil {
-		return nil, err
+		return nil, nil, usageErr("%v", err)
 	}
 	if len(bundles) == 0 {
 		if len(paths) == 1 {
-			return nil, noBundles(paths[0], channel)
+			return nil, nil, noBundles(paths[0], channel)
 		}
-		return nil, usageErr("no bundles under %s; run `compact extract` first, or pass a bundle, chat or channel directory", strings.Join(paths, ", "))
+		return nil, nil, usageErr("no bundles under %s; run `compact extract` first, or pass a bundle, chat or channel directory", strings.Join(paths, ", "))
 	}
-	return bundles, nil
+	bundles, sel = opts.Shard.bundles(f, bundles)
+	return bundles, sel, checkBundles(bundles)
 }
 
 func runReplay(ctx context.Context, opts *replayOptions) error {
@@ -273,13 +276,19 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 		locale = prompt.LocaleFromEnv(f.Getenv)
 	}
 	if opts.Batch {
+		if opts.Shard.active() {
+			return usageErr("--batch submits the whole directory as one batch run: it takes no --shard or --sample; replay a shard without --batch")
+		}
 		// The bundles are found as they are submitted: a channel of
 		// many is never held as a list.
 		return runReplayBatch(ctx, opts, plan, run, pack, locale)
 	}
-	bundles, err := replayBundles(f, opts)
+	bundles, sel, err := replayBundles(f, opts)
 	if err != nil {
 		return err
+	}
+	if len(bundles) == 0 {
+		return emptySelection(f, sel)
 	}
 
 	runs := replay.RepeatRuns(run, opts.Repeat)
@@ -318,7 +327,7 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 	}})
 	prog.clear()
 	tot := replay.Tally(items)
-	if err := printReplayResult(f, runs, plan.Order, items, tot); err != nil {
+	if err := printReplayResult(f, runs, plan.Order, items, tot, sel); err != nil {
 		return err
 	}
 	for _, it := range items {
@@ -343,46 +352,4 @@ func runReplay(ctx context.Context, opts *replayOptions) error {
 		return fmt.Errorf("%d of %s got no answer (named above); run the same command again to retry them", bad, replay.Count(tot.Bundles, len(runs)))
 	}
 	return nil
-}
-
-// replayConfig is the configuration for completing replay's flags
-// (completionConfig), or the defaults and environment when the file cannot
-// be read.
-func replayConfig(f *Factory) *config.Store {
-	st, err := completionConfig(f)
-	if err != nil {
-		st, _ = config.LoadEnv("", f.Getenv)
-	}
-	return st
-}
-
-// replayModelNames completes --model.
-func replayModelNames(f *Factory) []string {
-	st := replayConfig(f)
-	if st == nil {
-		return nil
-	}
-	c, err := cascade.Load(st, func(string) string { return "" })
-	if err != nil {
-		return nil
-	}
-	return replay.ModelChoices(c)
-}
-
-// replayRunNames completes --run with the run names already under the
-// bundles of the channel's directory.
-func replayRunNames(f *Factory, c *cobra.Command) []string {
-	st := replayConfig(f)
-	if st == nil {
-		return nil
-	}
-	channel, _ := c.Flags().GetString("channel")
-	if !c.Flags().Changed("channel") {
-		channel = st.String("extract" + config.Delim + "channel")
-	}
-	bundles, err := replayFinder.Find([]string{filepath.Join(st.String("extract"+config.Delim+"out"), channel)})
-	if err != nil {
-		return nil
-	}
-	return bundle.RunNames(bundles)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
+	"github.com/compactlab/compact/internal/shard"
 )
 
 // usd prints a cost to the micro-dollar, without trailing zeros past the
@@ -19,7 +20,7 @@ func usd(v float64) string { return cascade.FormatUSD(v) }
 // printReplayResult prints replay's result: the JSON document, or the
 // table. With repeats, the document names them (repeat, runs) and each
 // item its run; with one run, neither is there.
-func printReplayResult(f *Factory, runs, models []string, items []replay.Item, t replay.Totals) error {
+func printReplayResult(f *Factory, runs, models []string, items []replay.Item, t replay.Totals, sel *shard.Selection) error {
 	if !f.JSON {
 		printReplayTable(f, items, t)
 		return nil
@@ -31,7 +32,9 @@ func printReplayResult(f *Factory, runs, models []string, items []replay.Item, t
 		Models []string      `json:"models"`
 		Items  []replay.Item `json:"items"`
 		Totals replay.Totals `json:"totals"`
-	}{Run: runs[0], Models: models, Items: items, Totals: t}
+		// Selection: the sample and the shard, when given.
+		Selection *shard.Selection `json:"selection,omitempty"`
+	}{Run: runs[0], Models: models, Items: items, Totals: t, Selection: sel}
 	if len(runs) > 1 {
 		doc.Repeat, doc.Runs = len(runs), runs
 	}

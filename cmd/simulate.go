@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,13 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compactlab/compact/internal/boundary"
 	"github.com/compactlab/compact/internal/cascade"
-	"github.com/compactlab/compact/internal/config"
-	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/prompt"
-	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/simulate"
 	"github.com/compactlab/compact/internal/strategy"
 )
@@ -54,6 +49,8 @@ type simulateOptions struct {
 	Table tableFlag
 
 	changed func(name string) bool
+	// Shard and sample (cmd/shardflags.go).
+	Shard shardFlags
 }
 
 func newCmdSimulate(f *Factory) *cobra.Command {
@@ -119,6 +116,9 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 			if err := channelFromConfig(c, f, &opts.Channel); err != nil {
 				return err
 			}
+			if err := opts.Shard.resolve(c, f); err != nil {
+				return err
+			}
 			return runSimulate(c.Context(), opts)
 		},
 	}
@@ -140,6 +140,7 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated boundaries beside the ones the app stored, or an agent's session recorded")
 	addJobsFlag(c, &opts.Jobs, 0, "simulations run in parallel (default: CPUs)")
 	addTableFlag(c, &opts.Table, "a row per history and strategy, and per compaction,")
+	addShardFlags(c, &opts.Shard, "histories")
 
 	completeValues(c, "strategy", strategy.Names()...)
 	completeValues(c, "tokenizer", strategy.Tokenizers...)
@@ -233,10 +234,17 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}()
 	}
 
-	// The histories.
+	// The histories: with a shard and no sample, only the shard's are
+	// read; a sample reads them all for its strata.
 	var inputs []*simulate.Input
-	var warnings []string
+	var keys, warnings []string
+	var sel *shard.Selection
 	if jsonl {
+		var keep []bool
+		if keep, sel = opts.Shard.keys(f, mapSlice(files, shard.FileKey), simulate.UnitHistory); sel != nil && sel.Selected == 0 {
+			return emptySelection(f, sel)
+		}
+		files = kept(files, keep)
 		// A read of stdin ends on Ctrl-C or SIGTERM even while nothing
 		// comes (a terminal, a pipe whose writer waits): the signals are
 		// caught from here on, so nothing else would end it.
@@ -248,14 +256,28 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 				err = rerr
 				break
 			}
-			inputs = append(inputs, in)
+			inputs, keys = append(inputs, in), append(keys, shard.FileKey(p))
 		}
 	} else {
 		var db string
 		if db, err = simDatabase(f, opts); err != nil {
 			return err
 		}
-		inputs, warnings, err = simulate.ReadDB(ctx, db, opts.Chats, f.Config.ContextWindows())
+		chats := opts.Chats
+		if opts.Shard.spec.Active() && !opts.Shard.sampled() {
+			if len(chats) == 0 {
+				if chats, err = simulate.ChatIDs(ctx, db); err != nil {
+					return simErr(err)
+				}
+			}
+			var keep []bool
+			if keep, sel = opts.Shard.keys(f, chats, simulate.UnitHistory); sel.Selected == 0 {
+				return emptySelection(f, sel)
+			}
+			chats = kept(chats, keep)
+		}
+		inputs, warnings, err = simulate.ReadDB(ctx, db, chats, f.Config.ContextWindows())
+		keys = mapSlice(inputs, func(in *simulate.Input) string { return in.History.Name })
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(f.IO.ErrOut, "compact simulate: warning: %s\n", w)
@@ -266,6 +288,18 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if err != nil {
 		return simErr(err)
 	}
+	if opts.Shard.sampled() {
+		units := make([]shard.Unit, len(inputs))
+		for i, in := range inputs {
+			units[i] = simulate.UnitOf(in, keys[i])
+		}
+		var keep []bool
+		if keep, sel = opts.Shard.pick(f, units, simulate.UnitHistory); sel.Selected == 0 {
+			return emptySelection(f, sel)
+		}
+		inputs = kept(inputs, keep)
+	}
+	so.Selection = sel
 	if all, _ := simulate.TokenSideInputs(inputs); all && opts.Compare == "" && !changed("strategy") {
 		so.Strategies = strategy.Names() // when would each have compacted?
 	}
@@ -290,76 +324,4 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		err = writeSimulateTable(opts, rep)
 	}
 	return err
-}
-
-// simErr gives an error of internal/simulate its exit status.
-func simErr(err error) error {
-	var ie *simulate.InputError
-	var me *convo.MissingChatsError
-	switch {
-	case errors.As(err, &ie), errors.As(err, &me):
-		return usageErr("%v", err)
-	case errors.Is(err, context.Canceled):
-		return interrupted("interrupted")
-	}
-	return err
-}
-
-// simDatabase is the database to read: --db, or the channel's for this OS.
-func simDatabase(f *Factory, opts *simulateOptions) (string, error) {
-	db := opts.DB
-	if db == "" {
-		var err error
-		if db, err = extract.DefaultDBPath(opts.Channel, opts.GOOS, f.Getenv); err != nil {
-			return "", usageErr("%v", err)
-		}
-	}
-	if err := checkDB(f, db, opts.DB != "", opts.Channel, opts.GOOS); err != nil {
-		return "", err
-	}
-	return db, nil
-}
-
-// simBaseConfig is the configuration every run starts from: the flags and
-// the stagewise settings of the configuration.
-func simBaseConfig(f *Factory, opts *simulateOptions) (strategy.Config, error) {
-	st := f.Config
-	cfg := strategy.Config{
-		ContextWindow:  opts.ContextWindow,
-		SystemOverhead: opts.SystemOverhead,
-		Tokenizer:      opts.Tokenizer,
-		Profile:        st.String("profile"),
-		TargetChars:    st.Int("compression" + config.Delim + "target_chars"),
-		Agent:          st.String("compression" + config.Delim + "agent"),
-	}
-	if _, err := serialize.LookupProfile(cfg.Profile); err != nil {
-		return cfg, usageErr("config: profile: %v", err)
-	}
-	pack, err := resolvePack("config: pack", st.String("pack"))
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Pack = pack
-	cfg.Locale = st.String("locale")
-	if cfg.Locale == "" {
-		cfg.Locale = prompt.LocaleFromEnv(f.Getenv)
-	}
-	return cfg, nil
-}
-
-// stagewiseDefaults are the stagewise knobs the user set in the
-// configuration (threshold and minimum uncompressed messages of the
-// configured agent); unset, the strategy's own defaults for the agent
-// apply.
-func stagewiseDefaults(st *config.Store, agent string, p boundary.Params) simulate.StagewiseDefaults {
-	var d simulate.StagewiseDefaults
-	keys := agentConfigKeys[agent]
-	if keys.threshold != "" && st.Source(keys.threshold) != "default" {
-		d.Threshold = p.Threshold
-	}
-	if keys.min != "" && st.Source(keys.min) != "default" {
-		n := p.DefaultMin
-		d.MinUncompressed = &n
-	}
-	return d
 }

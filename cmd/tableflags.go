@@ -112,7 +112,7 @@ func printTable(f *Factory, command, dir string, files []table.File) {
 		}
 		parts = append(parts, fmt.Sprintf("%s/%s (%s)", x.Table, filepath.Base(x.Parquet), plural(int(x.Rows), "row")))
 	}
-	fmt.Fprintf(f.IO.ErrOut, "compact %s: table %s: %s; the same rows in .jsonl beside each\n", command, dir, strings.Join(parts, ", "))
+	fmt.Fprintf(f.IO.ErrOut, "compact %s: table %s: %s; the same rows in .jsonl.gz beside each\n", command, dir, strings.Join(parts, ", "))
 }
 
 // writeEvalTable writes eval's probes and briefings tables.

@@ -41,6 +41,7 @@ import (
 	"github.com/compactlab/compact/internal/extract"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -80,6 +81,11 @@ type Options struct {
 	Getenv func(string) string
 	// NoContinuation leaves out continuation.xml (bundle.FileContinuation).
 	NoContinuation bool
+	// Sample and Shard narrow the session files, the sample first
+	// (select.go); the chat directories are numbered within what is
+	// written.
+	Sample shard.Sampling
+	Shard  shard.Spec
 }
 
 // Hooks report what happens during a run (each may be nil).
@@ -93,6 +99,9 @@ type Hooks struct {
 	Removing  func()
 	// Progress reports the sessions read so far.
 	Progress func(done, total, bundles int)
+	// Selected reports, once, before anything is written, what a sample
+	// or a shard took of the session files.
+	Selected func(*shard.Selection)
 }
 
 // Summary is the outcome of Run.
@@ -108,6 +117,8 @@ type Summary struct {
 	Unauditable int             `json:"unauditable"`
 	PerSession  []SessionResult `json:"perSession"`
 	Warnings    []string        `json:"warnings"`
+	// Selection is the sample and the shard, when given.
+	Selection *shard.Selection `json:"selection,omitempty"`
 }
 
 // SessionResult is one session's part of a run.
@@ -360,6 +371,14 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	if len(mine) == 0 {
 		return sum, &NoSessionsError{Agent: opts.Agent, Paths: paths}
 	}
+	if opts.Shard.Active() || opts.Sample.Size > 0 {
+		if mine, sum.Selection, err = selectSessions(ctx, opts.Agent, mine, opts.Sample, opts.Shard); err != nil {
+			return nil, err
+		}
+		if hooks.Selected != nil {
+			hooks.Selected(sum.Selection)
+		}
+	}
 	out, err := extract.OpenOutput(ctx, opts.OutDir, opts.Force, hooks.Leftovers, hooks.Removing)
 	if err != nil {
 		return nil, err
@@ -456,7 +475,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 			hooks.Progress(i+1, len(mine), sum.Bundles)
 		}
 	}
-	if opts.Agent == agents.OTel && sum.Sessions == 0 {
+	if opts.Agent == agents.OTel && sum.Sessions == 0 && len(mine) > 0 {
 		// Nothing written: say why, once.
 		return sum, &NoSessionsError{Agent: opts.Agent, Paths: paths, Why: tr.why(paths)}
 	}

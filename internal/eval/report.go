@@ -12,6 +12,7 @@ import (
 
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/shard"
 )
 
 // SideSummary is one briefing name (Actual or a run) over the bundles
@@ -233,6 +234,9 @@ type Report struct {
 	Judge    *ReportJudge    `json:"judge,omitempty"`
 	// Repeats are the runs replayed more than once (replay --repeat).
 	Repeats []RepeatSummary `json:"repeats,omitempty"`
+	// Selection is the sample and the shard the bundles are of (set by
+	// the caller; nil: every bundle found).
+	Selection *shard.Selection `json:"selection,omitempty"`
 }
 
 // ReportOptions steer NewReport.

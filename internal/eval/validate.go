@@ -17,6 +17,7 @@ import (
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/workpool"
 )
 
@@ -355,6 +356,9 @@ type ValidityReport struct {
 	NotMeasurable []LadderBundle    `json:"notMeasurableBundles"`
 	Measures      []MeasureValidity `json:"measures"`
 	Ladders       []LadderBundle    `json:"ladders"`
+	// Selection is the sample and the shard the bundles are of (set by
+	// the caller; nil: every bundle found).
+	Selection *shard.Selection `json:"selection,omitempty"`
 }
 
 // Measure names of a ValidityReport.

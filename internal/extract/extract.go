@@ -26,6 +26,7 @@ import (
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/store"
 )
 
@@ -61,6 +62,13 @@ type Options struct {
 	// what the chat did after each compaction: the tree is then the
 	// upstream's, file for file.
 	NoContinuation bool
+	// Sample and Shard narrow the chats (after ChatIDs): the sample
+	// first, then the shard of it (select.go). The chat directories are
+	// numbered within what is written, so a shard's tree holds the same
+	// bundles, byte for byte, as the whole run's, under directory numbers
+	// of its own.
+	Sample shard.Sampling
+	Shard  shard.Spec
 }
 
 // Continuation bounds: the turns after a compaction a continuation
@@ -127,6 +135,8 @@ type Summary struct {
 	SkillsLoaded  int          `json:"skillsLoaded"`
 	PerChat       []ChatResult `json:"perChat"`
 	Warnings      []Warning    `json:"warnings"`
+	// Selection is the sample and the shard, when given.
+	Selection *shard.Selection `json:"selection,omitempty"`
 }
 
 // Hooks let the caller show progress and warnings as they happen. They are
@@ -143,6 +153,9 @@ type Hooks struct {
 	// interrupt comes while the run removes its staging directory or the
 	// output it replaced, and one more interrupt will stop the removal.
 	Removing func()
+	// Selected, if set, is called once, before anything is written, with
+	// what a sample or a shard took of the chats.
+	Selected func(*shard.Selection)
 }
 
 // MissingChatsError is returned, before anything is written, when
@@ -222,6 +235,21 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	if len(missing) > 0 {
 		// A typo in an id: say so before anything is written.
 		return nil, &MissingChatsError{DB: opts.DBPath, IDs: missing}
+	}
+	if opts.Shard.Active() || opts.Sample.Size > 0 {
+		var stats map[string]store.ChatStat
+		if opts.Sample.Size > 0 {
+			if stats, err = snap.ChatStats(ctx, opts.Source == SourceHistory); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				x.warn(Warning{Message: -1, Text: fmt.Sprintf("cannot count the chats' messages for the sample's strata (%v); every chat counts as empty", err)})
+			}
+		}
+		chats, sum.Selection = selectChats(chats, stats, opts.Shard, opts.Sample)
+		if hooks.Selected != nil {
+			hooks.Selected(sum.Selection)
+		}
 	}
 	sum.Chats = len(chats)
 	if x.blobs, err = snap.BlobColumns(ctx); err != nil {

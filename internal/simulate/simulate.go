@@ -45,6 +45,7 @@ import (
 	"github.com/compactlab/compact/internal/boundary"
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -124,6 +125,9 @@ type Options struct {
 	SummarizerName string
 	// Jobs is how many simulations run at once (0: GOMAXPROCS).
 	Jobs int
+	// Selection is the sample and the shard the inputs are of, for the
+	// JSON report (nil: every history given).
+	Selection *shard.Selection
 	// RecordedOverhead: a history that records the agent's live usage (an
 	// agent's session) is simulated, when Base.SystemOverhead is 0 (no
 	// --system-overhead), with the overhead the agent sent at its first
@@ -362,28 +366,32 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		v = rep.timelinesJSON()
 	case kindCompare:
 		v = struct {
-			Summarizer string   `json:"summarizer"`
-			Histories  []string `json:"histories"`
-			Rows       []Row    `json:"rows"`
-		}{rep.opts.SummarizerName, names(rep.inputs), rep.rows}
+			Summarizer string           `json:"summarizer"`
+			Histories  []string         `json:"histories"`
+			Rows       []Row            `json:"rows"`
+			Selection  *shard.Selection `json:"selection,omitempty"`
+		}{rep.opts.SummarizerName, names(rep.inputs), rep.rows, rep.opts.Selection}
 	case kindSweep:
 		v = struct {
-			Knob       string    `json:"knob"`
-			Values     []float64 `json:"values"`
-			Summarizer string    `json:"summarizer"`
-			Histories  []string  `json:"histories"`
-			Rows       []Row     `json:"rows"`
-		}{rep.opts.Sweep.Knob.Name, rep.opts.Sweep.Values, rep.opts.SummarizerName, names(rep.inputs), rep.rows}
+			Knob       string           `json:"knob"`
+			Values     []float64        `json:"values"`
+			Summarizer string           `json:"summarizer"`
+			Histories  []string         `json:"histories"`
+			Rows       []Row            `json:"rows"`
+			Selection  *shard.Selection `json:"selection,omitempty"`
+		}{rep.opts.Sweep.Knob.Name, rep.opts.Sweep.Values, rep.opts.SummarizerName, names(rep.inputs), rep.rows, rep.opts.Selection}
 	case kindRecorded:
 		v = struct {
-			Chats []RecordedChat `json:"chats"`
-		}{rep.chats}
+			Chats     []RecordedChat   `json:"chats"`
+			Selection *shard.Selection `json:"selection,omitempty"`
+		}{rep.chats, rep.opts.Selection}
 	case kindAgentRecorded:
 		v = struct {
-			Strategies []string        `json:"strategies"`
-			Summarizer string          `json:"summarizer"`
-			Sessions   []AgentRecorded `json:"sessions"`
-		}{rep.opts.Strategies, rep.opts.SummarizerName, rep.agentChats}
+			Strategies []string         `json:"strategies"`
+			Summarizer string           `json:"summarizer"`
+			Sessions   []AgentRecorded  `json:"sessions"`
+			Selection  *shard.Selection `json:"selection,omitempty"`
+		}{rep.opts.Strategies, rep.opts.SummarizerName, rep.agentChats, rep.opts.Selection}
 	case kindTokenSide:
 		v = struct {
 			TokenSide bool        `json:"tokenSide"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compactlab/compact/internal/convo"
 	"github.com/compactlab/compact/internal/eval"
+	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/strategy"
 )
 
@@ -49,11 +50,12 @@ type Timelines struct {
 	Strategy   string            `json:"strategy"`
 	Summarizer string            `json:"summarizer"`
 	Histories  []HistoryTimeline `json:"histories"`
+	Selection  *shard.Selection  `json:"selection,omitempty"`
 }
 
 func (rep *Report) timelinesJSON() Timelines {
 	name := rep.opts.Strategies[0]
-	out := Timelines{Strategy: name, Summarizer: rep.opts.SummarizerName, Histories: []HistoryTimeline{}}
+	out := Timelines{Strategy: name, Summarizer: rep.opts.SummarizerName, Histories: []HistoryTimeline{}, Selection: rep.opts.Selection}
 	for _, r := range rep.runs {
 		h := r.in.History
 		out.Histories = append(out.Histories, HistoryTimeline{

@@ -5,7 +5,11 @@
 // a section dropped, one added, paths lost, a leaked tag now and then).
 // The output is deterministic for the same flags.
 //
-//	go run ./internal/diff/benchgen -out DIR [-bundles 1000] [-chars 30000] [-per-chat 10]
+//	go run ./internal/diff/benchgen -out DIR [-bundles 1000] [-chars 30000] [-per-chat 10] [-mixed]
+//
+// With -mixed (bench/scale.sh) the chats differ as a sample's strata
+// see them: chains of 1 to -per-chat bundles, 20 to 419 messages, and an
+// agent (stagewise, claude-code or codex) in each bundle's metadata.
 package main
 
 import (
@@ -27,12 +31,13 @@ func main() {
 	chars := flag.Int("chars", 30000, "size of each actual briefing in characters")
 	perChat := flag.Int("per-chat", 10, "bundles per chat (chain length)")
 	seed := flag.Int64("seed", 1, "random seed")
+	mixed := flag.Bool("mixed", false, "chats of varied chain lengths, message counts and agents")
 	flag.Parse()
 	if *out == "" || *bundles < 1 || *chars < 200 || *perChat < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := generate(*out, *bundles, *chars, *perChat, *seed); err != nil {
+	if err := generate(*out, *bundles, *chars, *perChat, *seed, *mixed); err != nil {
 		fmt.Fprintln(os.Stderr, "benchgen:", err)
 		os.Exit(1)
 	}
@@ -155,10 +160,28 @@ func (g gen) turns(k int) string {
 	return b.String()
 }
 
-func generate(out string, bundles, chars, perChat int, seed int64) error {
+// chatShape is what -mixed varies per chat.
+type chatShape struct {
+	chain, messages int
+	agent           string
+}
+
+func (g gen) shape(perChat int, mixed bool) chatShape {
+	if !mixed {
+		return chatShape{chain: perChat, messages: 100}
+	}
+	return chatShape{chain: 1 + g.r.Intn(perChat), messages: 20 + g.r.Intn(400), agent: []string{"", "", "claude-code", "codex"}[g.r.Intn(4)]}
+}
+
+func generate(out string, bundles, chars, perChat int, seed int64, mixed bool) error {
 	g := gen{rand.New(rand.NewSource(seed))}
+	chat, num := 1, 0
+	sh := g.shape(perChat, mixed)
 	for i := 0; i < bundles; i++ {
-		chat, num := i/perChat+1, i%perChat+1
+		if num++; num > sh.chain {
+			chat, num = chat+1, 1
+			sh = g.shape(perChat, mixed)
+		}
 		dir := filepath.Join(out, fmt.Sprintf("%03d-bench-chat-%d", chat, chat), bundle.CompressionDirName(num))
 		topic := fmt.Sprintf("Chat %d task", chat)
 		a := g.briefing(chars, topic)
@@ -172,11 +195,14 @@ func generate(out string, bundles, chars, perChat int, seed int64) error {
 		user := "<chat-history>" + history + "</chat-history>\n\nAim for a briefing of roughly 30,000 characters.\n\nNow write the briefing."
 		md := map[string]any{
 			"chatId": fmt.Sprintf("bench-%d", chat), "chatTitle": fmt.Sprintf("Bench chat %d", chat), "channel": "prerelease",
-			"compressionNumber": num, "totalCompressions": perChat, "totalChatMessages": 100,
+			"compressionNumber": num, "totalCompressions": sh.chain, "totalChatMessages": sh.messages,
 			"boundaryMessageIndex": 10 * num, "boundaryMessageId": fmt.Sprintf("m%d", 10*num), "totalMessagesInSlice": 10 * num,
 			"serializedMessageCount": 10, "previousCompressionIndex": nil, "previousCompressionSize": nil,
 			"compactHistoryChars": len16(history), "userMessageChars": len16(user), "actualOutputChars": len16(a),
 			"actualOutputIncludesPreviousTag": false, "slashIdsResolved": []any{},
+		}
+		if sh.agent != "" {
+			md["agent"] = sh.agent
 		}
 		if num > 1 {
 			md["previousCompressionIndex"] = 10 * (num - 1)
