@@ -4,7 +4,8 @@
 # SCALE_PARALLEL of them at a time (default: the CPUs), as N jobs of a CI
 # matrix or Kubernetes indexed jobs would run them. Prints the wall time
 # and the peak RSS of each shard, the wall time of all of them, and
-# checks on a smaller set (SCALE_CHECK_N bundles, default 2,000) that the
+# reads the shards' --table files with DuckDB as one table, and checks on a
+# smaller set (SCALE_CHECK_N bundles, default 2,000) that the
 # union of the shards' per-bundle scores is an unsharded run's, byte for
 # byte, and that every chat is in exactly one shard; then a sample
 # (--sample) and its shards.
@@ -60,7 +61,7 @@ fi
 shard() {
   local dir=$1 name=$2 k=$3
   /usr/bin/time -f "%e %M" -o "$work/$name-$k.time" \
-    "$bin" eval --worst 0 --shard "$k/$SHARDS" "$dir" > "$work/$name-$k.out" 2> "$work/$name-$k.err"
+    "$bin" eval --worst 0 --shard "$k/$SHARDS" --table "$work/table-$name" "$dir" > "$work/$name-$k.out" 2> "$work/$name-$k.err"
 }
 
 echo "compact eval, offline, of $N bundles in $SHARDS shards, $PAR at a time ($(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
@@ -93,16 +94,29 @@ if [ "${SCALE_WHOLE:-0}" = 1 ]; then
   echo "one unsharded run: $wall s wall, peak RSS $((rss / 1024)) MB"
 fi
 
-# ---------------------------------------------------------------------
-# MERGED TABLE (to be finished once `eval --table DIR` is merged): each
-# shard writes its rows with `--table "$work/table-$k"`, and DuckDB reads
-# them as one table, e.g.
-#
-#   "$bin" eval --shard "$k/$SHARDS" --table "$work/table-$k" "$data"
-#   duckdb -c "SELECT count(*) AS bundles, ... FROM read_parquet('$work/table-*/*.parquet')"
-#
-# then checks that count(*) is $N and times the query.
-# ---------------------------------------------------------------------
+# The merged table: every shard wrote its own files into one --table
+# folder (part-shard-K-of-N-<hash>.parquet: nothing shared); DuckDB
+# (npm's @duckdb/node-api, installed by .ci/run into COMPACT_DUCKDB_DIR)
+# reads each folder as one table.
+duckdb_dir=${COMPACT_DUCKDB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/compact-duckdb}
+if command -v node >/dev/null && [ -d "$duckdb_dir/node_modules/@duckdb/node-api" ]; then
+  echo
+  echo "the merged table ($work/table-big: $(ls "$work"/table-big/probes/*.parquet | wc -l) probe files, $(du -sh "$work/table-big" | cut -f1)), read by DuckDB as one table:"
+  t0=$(date +%s.%N)
+  q=$(printf '{"briefings": "SELECT count(DISTINCT bundle) AS bundles, count(DISTINCT shard) AS shards, count(*) AS briefing_rows FROM read_parquet(\x27%s/table-big/briefings/*.parquet\x27)", "probes": "SELECT count(*) AS probe_rows, round(avg(CASE WHEN kept THEN 1 ELSE 0 END), 3) AS kept_share FROM read_parquet(\x27%s/table-big/probes/*.parquet\x27)"}' "$(realpath "$work")" "$(realpath "$work")")
+  res=$(printf '%s' "$q" | DUCKDB_DIR="$duckdb_dir" node testdata/duckdb/query.cjs)
+  t1=$(date +%s.%N)
+  echo "  $res"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "  both queries: %.1f s wall\n", b - a }'
+  got=$(printf '%s' "$res" | python3 -c 'import json,sys; print(json.load(sys.stdin)["briefings"][0]["bundles"])')
+  if [ "$got" != "$N" ]; then
+    echo "FAIL: DuckDB reads $got distinct bundles in the merged table, not $N" >&2
+    exit 1
+  fi
+  echo "  ok: every bundle of the $SHARDS shards in one table"
+else
+  echo "no node or no @duckdb/node-api in $duckdb_dir (.ci/run installs it): the merged table is not read" >&2
+fi
 
 echo
 echo "union check on $CHECK_N bundles: the $SHARDS shards' per-bundle scores against one unsharded run"
