@@ -40,6 +40,8 @@ type lineReader struct {
 	buf  []byte
 	read int64
 	name string
+	// unended: the last line returned had no newline (the file's end).
+	unended bool
 }
 
 // next returns the next line without its newline (valid until the next
@@ -66,6 +68,7 @@ func (l *lineReader) next() ([]byte, error) {
 				return nil, io.EOF
 			}
 			l.buf = append(l.buf, chunk...)
+			l.unended = true
 			return l.buf, nil
 		default:
 			return nil, fmt.Errorf("%s: %w", l.name, err)
@@ -86,7 +89,13 @@ func readOTLPStream(rd io.Reader, name string, keysOnly bool) (*otlpReader, erro
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
-			return readOTLPWhole(head.Bytes(), keysOnly), nil
+			b := head.Bytes()
+			if lr.unended {
+				// The newline written after the last line was not in the
+				// file: a problem's line must be one of the file's.
+				b = b[:len(b)-1]
+			}
+			return readOTLPWhole(b, keysOnly), nil
 		}
 		if err != nil {
 			return nil, err
@@ -133,6 +142,9 @@ func readOTLPStream(rd io.Reader, name string, keysOnly bool) (*otlpReader, erro
 	}
 	if int64(head.Len()+len(rest)) > MaxTraceBytes {
 		return nil, &fsutil.TooLargeError{Name: name, Max: MaxTraceBytes}
+	}
+	if lr.unended {
+		head.Truncate(head.Len() - 1) // the newline the file did not have
 	}
 	head.Write(rest)
 	return readOTLPWhole(head.Bytes(), keysOnly), nil
