@@ -2,30 +2,17 @@ package report
 
 import (
 	"fmt"
-	"github.com/compactlab/compact/internal/diff"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/compactlab/compact/internal/diff"
 )
 
 // thousands writes n with commas: 12,345.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func thousands(n int64) string { return humanize.Comma(n) }
 
 // kSize is diff.KSize of x rounded.
 func kSize(x float64) string { return diff.KSize(int(math.Round(x))) }

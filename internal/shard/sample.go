@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dustin/go-humanize"
 )
 
 // The strata a sample can be drawn across (--strata).
@@ -368,20 +370,5 @@ func plural(n int, one, many string) string {
 	return thousands(n) + " " + many
 }
 
-// thousands writes n with commas between groups of three digits.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands writes n with commas: 12,345.
+func thousands(n int) string { return humanize.Comma(int64(n)) }
