@@ -53,7 +53,8 @@ func TestSharedReferencesTokens(t *testing.T) {
 		}
 	}
 	// Before the memo, depth 26 alone took seconds and 40 about 29 hours.
-	if el := time.Since(start); el > time.Second {
+	// A hang guard, not a speed target: generous for loaded cores.
+	if el := time.Since(start); el > 30*time.Second {
 		t.Fatalf("depths 0..40 took %v", el)
 	}
 	// Two known points: the last depth under the limit, the first over.

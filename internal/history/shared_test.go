@@ -177,7 +177,9 @@ func TestSharedToString(t *testing.T) {
 		if s := ToString(v.Get("t")); s != "" {
 			t.Fatalf("depth %d: ToString past the cap: %d bytes", tc.depth, len(s))
 		}
-		if el := time.Since(start); el > 2*time.Second {
+		// A hang guard, not a speed target (the time is under a second;
+		// without the cap it is hours): generous for loaded cores.
+		if el := time.Since(start); el > 30*time.Second {
 			t.Fatalf("depth %d String() took %v", tc.depth, el)
 		}
 	}
