@@ -84,9 +84,10 @@ func newCmdExtract(f *Factory) *cobra.Command {
 			"default pack. Bundles go to experiments-data/history-compression/<agent>,\n" +
 			"or --out.\n\n" +
 			"--shard K/N (K from 0) writes only the chats whose id hashes to K mod N\n" +
-			"(with --from: the session files, by name), numbered within the shard: N\n" +
-			"shards write every bundle of the whole run once, byte for byte. --sample N\n" +
-			"takes a stratified, seeded sample of the chats first.",
+			"(with --from: the session files, by name and, where names repeat, folders),\n" +
+			"numbered within the shard: N shards write every bundle of the whole run\n" +
+			"once, byte for byte. --sample N takes a stratified, seeded sample of the\n" +
+			"chats first.",
 		Example: "  compact extract\n" +
 			"  compact extract --channel nightly\n" +
 			"  compact extract --db path/to/instances.sqlite --out runs/x\n" +

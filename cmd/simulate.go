@@ -241,22 +241,23 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	var sel *shard.Selection
 	if jsonl {
 		var keep []bool
-		if keep, sel = opts.Shard.keys(f, mapSlice(files, shard.FileKey), simulate.UnitHistory); sel != nil && sel.Selected == 0 {
+		fileKeys := shard.FileKeys(files)
+		if keep, sel = opts.Shard.keys(f, fileKeys, simulate.UnitHistory); sel != nil && sel.Selected == 0 {
 			return emptySelection(f, sel)
 		}
-		files = kept(files, keep)
+		files, fileKeys = kept(files, keep), kept(fileKeys, keep)
 		// A read of stdin ends on Ctrl-C or SIGTERM even while nothing
 		// comes (a terminal, a pipe whose writer waits): the signals are
 		// caught from here on, so nothing else would end it.
 		stdin := interruptible(ctx, f.IO.In)
-		for _, p := range files {
+		for i, p := range files {
 			in, ws, rerr := simulate.ReadFile(p, opts.Format, stdin, opts.Leaf, f.Config.ContextWindows())
 			warnings = append(warnings, ws...)
 			if rerr != nil {
 				err = rerr
 				break
 			}
-			inputs, keys = append(inputs, in), append(keys, shard.FileKey(p))
+			inputs, keys = append(inputs, in), append(keys, fileKeys[i])
 		}
 	} else {
 		var db string

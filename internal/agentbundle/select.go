@@ -9,7 +9,7 @@ import (
 
 // UnitSession names the unit of work of a sample and a shard of agents'
 // files: a session file (with its subagents; a trace file with all its
-// conversations), keyed by shard.FileKey.
+// conversations), keyed by shard.FileKeys.
 const UnitSession = "session file"
 
 // selectSessions keeps the session files of the sample (read once each
@@ -18,8 +18,9 @@ const UnitSession = "session file"
 // why if it is kept.
 func selectSessions(ctx context.Context, agent string, files []string, sm shard.Sampling, sh shard.Spec) ([]string, *shard.Selection, error) {
 	units := make([]shard.Unit, len(files))
+	keys := shard.FileKeys(files)
 	for i, f := range files {
-		units[i] = shard.Unit{Key: shard.FileKey(f), Agent: agent}
+		units[i] = shard.Unit{Key: keys[i], Agent: agent}
 		if sm.Size == 0 {
 			continue
 		}

@@ -94,7 +94,8 @@ func Of(key string, n int) int {
 // FileKey is the key of a unit that is a file: its name without the
 // directory and without a .jsonl or .json extension (a Claude Code
 // session's id, a Codex rollout's rollout-<time>-<id>), the same wherever
-// the file sits; "-" (standard input) is itself.
+// the file sits; "-" (standard input) is itself. FileKeys keys a set of
+// files, where names may repeat.
 func FileKey(path string) string {
 	base := filepath.Base(path)
 	for _, ext := range []string{".jsonl", ".json"} {
@@ -103,6 +104,60 @@ func FileKey(path string) string {
 		}
 	}
 	return base
+}
+
+// FileKeys keys the files of one run: each file's FileKey, and where two
+// different files share it (archives that name every session full.jsonl
+// in a folder of its own), the key grows by the parent folders, one at a
+// time, until it tells them apart: "fc/99c919b212/0/full". The key never
+// holds more of the path than it needs, so it stays the same wherever the
+// tree sits, and every job given the same files computes the same keys.
+// The same path given twice keeps one key.
+func FileKeys(paths []string) []string {
+	keys := make([]string, len(paths))
+	parts := make([][]string, len(paths))
+	depth := make([]int, len(paths))
+	for i, p := range paths {
+		keys[i] = FileKey(p)
+		if p != "-" {
+			parts[i] = strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
+		}
+		depth[i] = 1
+	}
+	for {
+		byKey := map[string][]int{}
+		for i, k := range keys {
+			byKey[k] = append(byKey[k], i)
+		}
+		grew := false
+		for _, idx := range byKey {
+			if len(idx) < 2 || samePath(paths, idx) {
+				continue
+			}
+			for _, i := range idx {
+				d := depth[i] + 1
+				if d > len(parts[i]) || parts[i][len(parts[i])-d] == "" || parts[i][len(parts[i])-d] == ".." {
+					continue
+				}
+				depth[i] = d
+				keys[i] = parts[i][len(parts[i])-d] + "/" + keys[i]
+				grew = true
+			}
+		}
+		if !grew {
+			return keys
+		}
+	}
+}
+
+// samePath reports whether the paths at idx are all one file's.
+func samePath(paths []string, idx []int) bool {
+	for _, i := range idx[1:] {
+		if filepath.Clean(paths[i]) != filepath.Clean(paths[idx[0]]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Hash is the first 8 bytes of SHA-256(key), big-endian.

@@ -284,3 +284,31 @@ func TestSelectionString(t *testing.T) {
 		t.Errorf("0/1 and no sample: %+v is active", sel)
 	}
 }
+
+// TestFileKeys: names that repeat (entireio/cli's checkpoint archive keeps
+// every Claude Code session as <xx>/<id>/<n>/full.jsonl) grow by their
+// parent folders, a group of equal keys at a time, until they differ,
+// and no further; unique names stay
+// bare, and the keys do not depend on where the tree sits.
+func TestFileKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"unique names", []string{"/a/s1.jsonl", "/b/s2.jsonl"}, []string{"s1", "s2"}},
+		{"one archive", []string{"/x/fc/99/0/full.jsonl", "/x/fc/99/1/full.jsonl", "/x/ab/12/0/full.jsonl"},
+			[]string{"99/0/full", "1/full", "12/0/full"}},
+		{"elsewhere, same keys", []string{"rel/fc/99/0/full.jsonl", "rel/fc/99/1/full.jsonl", "rel/ab/12/0/full.jsonl"},
+			[]string{"99/0/full", "1/full", "12/0/full"}},
+		{"one file twice", []string{"/a/s.jsonl", "/a/./s.jsonl"}, []string{"s", "s"}},
+		{"standard input", []string{"-", "/a/b.jsonl"}, []string{"-", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FileKeys(tc.paths)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("FileKeys(%q) = %q, want %q", tc.paths, got, tc.want)
+			}
+		})
+	}
+}
