@@ -222,18 +222,8 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 			prog.clear()
 			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
 		},
-		Leftovers: func(n int, err error) {
-			prog.clear()
-			if err != nil {
-				fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: leftovers of an interrupted run: %v\n", err)
-			}
-			if n > 0 {
-				fmt.Fprintf(f.IO.ErrOut, "compact extract: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), out)
-			}
-		},
-		Removing: func() {
-			fmt.Fprintf(f.IO.ErrOut, "compact extract: still removing; interrupt again to stop (the next run removes the rest)\n")
-		},
+		Leftovers: extractLeftovers(f, prog, out),
+		Removing:  extractRemoving(f),
 		Progress: func(done, total, bundles int) {
 			prog.show("extract: %d of %s, %s", done, plural(total, "chat"), plural(bundles, "bundle"))
 		},
@@ -267,4 +257,26 @@ func runExtract(ctx context.Context, opts *extractOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "compact extract: no compression event found: no chat of at least %s holds a stored briefing yet (lower --min-messages, or let the app compress a long chat first)\n", plural(opts.MinMessages, "message"))
 	}
 	return nil
+}
+
+// extractLeftovers says what an extract removed of an interrupted run
+// (both extracts: a database's and the agents').
+func extractLeftovers(f *Factory, prog *progress, out string) func(int, error) {
+	return func(n int, err error) {
+		prog.clear()
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: leftovers of an interrupted run: %v\n", err)
+		}
+		if n > 0 {
+			fmt.Fprintf(f.IO.ErrOut, "compact extract: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), out)
+		}
+	}
+}
+
+// extractRemoving says that an interrupted extract is still removing
+// what it wrote.
+func extractRemoving(f *Factory) func() {
+	return func() {
+		fmt.Fprintf(f.IO.ErrOut, "compact extract: still removing; interrupt again to stop (the next run removes the rest)\n")
+	}
 }

@@ -108,18 +108,8 @@ func runExtractAgent(ctx context.Context, opts *extractOptions) error {
 			prog.clear()
 			fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: %s\n", w)
 		},
-		Leftovers: func(n int, err error) {
-			prog.clear()
-			if err != nil {
-				fmt.Fprintf(f.IO.ErrOut, "compact extract: warning: leftovers of an interrupted run: %v\n", err)
-			}
-			if n > 0 {
-				fmt.Fprintf(f.IO.ErrOut, "compact extract: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), out)
-			}
-		},
-		Removing: func() {
-			fmt.Fprintf(f.IO.ErrOut, "compact extract: still removing; interrupt again to stop (the next run removes the rest)\n")
-		},
+		Leftovers: extractLeftovers(f, prog, out),
+		Removing:  extractRemoving(f),
 		Progress: func(done, total, _ int) {
 			prog.show("extract: %d of %s", done, plural(total, "session file"))
 		},

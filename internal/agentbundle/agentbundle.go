@@ -634,6 +634,22 @@ func (w *sessionWriter) segment(seg agents.Segment) error {
 	return nil
 }
 
+// whole writes the bundles of a session read whole (OpenCode's, a
+// trace's conversations), then finishes it; its messages are let go.
+func (w *sessionWriter) whole(s *agents.Session) error {
+	for _, seg := range agents.Segments(s) {
+		if err := w.segment(seg); err != nil {
+			var werr *writeError
+			if errors.As(err, &werr) {
+				return werr.err
+			}
+			return err
+		}
+	}
+	s.Messages = nil
+	return w.finish(s, w.warn)
+}
+
 // finish writes the metadata of the session's bundles, now that its
 // totals are known, and says what it could not bundle.
 func (w *sessionWriter) finish(s *agents.Session, warn func(string, ...any)) error {

@@ -2,7 +2,6 @@ package agentbundle
 
 import (
 	"context"
-	"errors"
 
 	"github.com/compactlab/compact/internal/agents"
 	"github.com/compactlab/compact/internal/extract"
@@ -30,17 +29,7 @@ func openCodeUnit(ctx context.Context, opts Options, path string, out *extract.O
 			warn("%s: session %s: %s", s.Path, s.ID, p)
 		}
 		w := &sessionWriter{opts: opts, warn: warn, out: out, chats: chats, file: s.Path, parent: parent}
-		for _, seg := range agents.Segments(s) {
-			if err := w.segment(seg); err != nil {
-				var werr *writeError
-				if errors.As(err, &werr) {
-					return werr.err
-				}
-				return err
-			}
-		}
-		s.Messages = nil
-		if err := w.finish(s, warn); err != nil {
+		if err := w.whole(s); err != nil {
 			return err
 		}
 		w.res.Session = s.ID

@@ -2,7 +2,6 @@ package agentbundle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -77,17 +76,7 @@ func (tr *traceRun) file(ctx context.Context, opts Options, path string, out *ex
 			warn("%s: conversation %s: %s", path, s.ID, p)
 		}
 		w := &sessionWriter{opts: opts, warn: warn, out: out, chats: chats, file: path}
-		for _, seg := range agents.Segments(s) {
-			if err := w.segment(seg); err != nil {
-				var werr *writeError
-				if errors.As(err, &werr) {
-					return werr.err
-				}
-				return err
-			}
-		}
-		s.Messages = nil
-		if err := w.finish(s, warn); err != nil {
+		if err := w.whole(s); err != nil {
 			return err
 		}
 		sum.add(w)

@@ -64,63 +64,22 @@ type rawLog struct {
 
 // resourceLogs reads one ResourceLogs object.
 func (r *otlpReader) resourceLogs(dec *json.Decoder, line func() int) error {
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
-	var resource map[string]any
 	first := len(r.logs)
-	for dec.More() {
-		key, err := objectKey(dec)
-		if err != nil {
-			return err
-		}
-		switch key {
-		case "resource":
-			var res struct {
-				Attributes []json.RawMessage `json:"attributes"`
-			}
-			if err := dec.Decode(&res); err != nil {
-				return err
-			}
-			resource = attrMap(res.Attributes)
-		case "scopeLogs", "scope_logs", "instrumentationLibraryLogs", "instrumentation_library_logs":
-			err := r.eachElem(dec, func() error {
-				if err := expectDelim(dec, '{'); err != nil {
-					return err
-				}
-				for dec.More() {
-					key, err := objectKey(dec)
-					if err != nil {
-						return err
-					}
-					if key != "logRecords" && key != "log_records" {
-						if err := skipValue(dec); err != nil {
-							return err
-						}
-						continue
-					}
-					if err := r.eachElem(dec, func() error { return r.logRecord(dec, line) }); err != nil {
-						return err
-					}
-				}
-				_, err := dec.Token()
-				return err
-			})
-			if err != nil {
-				return err
-			}
-		default:
-			if err := skipValue(dec); err != nil {
-				return err
-			}
-		}
+	resource, err := r.resourceItems(dec, logScopes, logItems, func() error { return r.logRecord(dec, line) })
+	if err != nil {
+		return err
 	}
 	for _, l := range r.logs[first:] {
 		l.resource = resource
 	}
-	_, err := dec.Token()
-	return err
+	return nil
 }
+
+// The keys of a ResourceLogs' scopes, and of a scope's log records.
+var (
+	logScopes = map[string]bool{"scopeLogs": true, "scope_logs": true, "instrumentationLibraryLogs": true, "instrumentation_library_logs": true}
+	logItems  = map[string]bool{"logRecords": true, "log_records": true}
+)
 
 // logRecord reads one log record; one that is not an object is a
 // problem and left out.

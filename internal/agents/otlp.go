@@ -245,26 +245,47 @@ func reflectTypeOf[T any]() reflect.Type { return reflect.TypeOf((*T)(nil)).Elem
 
 // resourceSpans reads one ResourceSpans object.
 func (r *otlpReader) resourceSpans(dec *json.Decoder, line func() int) error {
-	if err := expectDelim(dec, '{'); err != nil {
+	first := len(r.spans)
+	resource, err := r.resourceItems(dec, spanScopes, spanItems, func() error { return r.span(dec, line) })
+	if err != nil {
 		return err
 	}
+	for _, s := range r.spans[first:] {
+		s.resource = resource
+	}
+	return nil
+}
+
+// The keys of a ResourceSpans' scopes, and of a scope's spans, in both
+// spellings and the older instrumentation-library names.
+var (
+	spanScopes = map[string]bool{"scopeSpans": true, "scope_spans": true, "instrumentationLibrarySpans": true, "instrumentation_library_spans": true}
+	spanItems  = map[string]bool{"spans": true}
+)
+
+// resourceItems reads one Resource{Spans,Logs} object: its resource's
+// attributes (returned), and item for each element of the items arrays
+// (itemKeys) of each scope (scopeKeys); other keys are skipped.
+func (r *otlpReader) resourceItems(dec *json.Decoder, scopeKeys, itemKeys map[string]bool, item func() error) (map[string]any, error) {
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
 	var resource map[string]any
-	first := len(r.spans)
 	for dec.More() {
 		key, err := objectKey(dec)
 		if err != nil {
-			return err
+			return resource, err
 		}
-		switch key {
-		case "resource":
+		switch {
+		case key == "resource":
 			var res struct {
 				Attributes []json.RawMessage `json:"attributes"`
 			}
 			if err := dec.Decode(&res); err != nil {
-				return err
+				return resource, err
 			}
 			resource = attrMap(res.Attributes)
-		case "scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans":
+		case scopeKeys[key]:
 			err := r.eachElem(dec, func() error {
 				if err := expectDelim(dec, '{'); err != nil {
 					return err
@@ -274,13 +295,13 @@ func (r *otlpReader) resourceSpans(dec *json.Decoder, line func() int) error {
 					if err != nil {
 						return err
 					}
-					if key != "spans" {
+					if !itemKeys[key] {
 						if err := skipValue(dec); err != nil {
 							return err
 						}
 						continue
 					}
-					if err := r.eachElem(dec, func() error { return r.span(dec, line) }); err != nil {
+					if err := r.eachElem(dec, item); err != nil {
 						return err
 					}
 				}
@@ -288,19 +309,16 @@ func (r *otlpReader) resourceSpans(dec *json.Decoder, line func() int) error {
 				return err
 			})
 			if err != nil {
-				return err
+				return resource, err
 			}
 		default:
 			if err := skipValue(dec); err != nil {
-				return err
+				return resource, err
 			}
 		}
 	}
-	for _, s := range r.spans[first:] {
-		s.resource = resource
-	}
 	_, err := dec.Token()
-	return err
+	return resource, err
 }
 
 // eachElem calls fn for each element of the array that comes next (null
