@@ -31,9 +31,12 @@ func newCmdBoundary(f *Factory) *cobra.Command {
 			"token estimates: --tokens gives them oldest first; otherwise FILE (or stdin)\n" +
 			"holds a superjson message array ({\"json\":[…],\"meta\":…}) and each message is\n" +
 			"estimated as upstream does. Without --context-window (or with a --model\n" +
-			"missing from the context_windows table) the lookup failed and the walk\n" +
-			"uses compression.default_context_window; --context-window 0 is a real\n" +
-			"window of 0. Without --min-uncompressed the agent's default applies.\n" +
+			"in neither the profile's model catalogue nor context_windows) the lookup\n" +
+			"failed and the walk uses compression.default_context_window;\n" +
+			"--context-window 0 is a real window of 0. Without --min-uncompressed the\n" +
+			"agent's default applies. With the v1.29.0 profiles an absent message is\n" +
+			"passed over and a boundary message without an id gives\n" +
+			"skip-boundary-no-id, as agent-core does.\n" +
 			"Prints the result as JSON: result, boundaryIndex, keptCount, keptBudget,\n" +
 			"floor, singleMessageWarning, and why the walk stopped where it did.",
 		Example: "  compact boundary --tokens 5000,10000,10000,10001,10000 --context-window 200000\n" +
@@ -44,7 +47,7 @@ func newCmdBoundary(f *Factory) *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&opts.tokens, "tokens", "", "per-message token estimates `N,N,...`, oldest first (empty: no messages)")
 	fl.IntVar(&opts.contextWindow, "context-window", 0, "the model's context window in `TOKENS`")
-	fl.StringVar(&opts.model, "model", "", "look the context window of model `ID` up in the context_windows table")
+	fl.StringVar(&opts.model, "model", "", "look the context window of model `ID` (or MODEL@INSTANCE) up in the profile's catalogue and context_windows")
 	fl.IntVar(&opts.minUncompressed, "min-uncompressed", 0, "keep at least `N` messages uncompressed (default: the agent's, from the configuration)")
 	completeContextWindowModels(c, f)
 	return c
@@ -130,7 +133,7 @@ func walkMessages(msgs []history.Value, profile string, ctx *int, p boundary.Par
 		}
 		tokens[i] = t
 	}
-	r := boundary.Walk(tokens, ctx, p)
+	r := boundary.WalkEntries(tokens, boundary.EntriesOf(msgs), ctx, p)
 	if failed >= 0 && r.StopIndex != nil && failed >= *r.StopIndex {
 		return r, usageErr("message %d: estimateMessageTokens throws (%v): upstream aborts the compression", failed, failErr)
 	}

@@ -249,6 +249,7 @@ func TestTriggerCommandVectors(t *testing.T) {
 
 func TestCommandDefaultsAndLookup(t *testing.T) {
 	chatCfg := bwWriteConfig(t, "compression:\n  agent: chat\n")
+	headCfg := bwWriteConfig(t, "profile: head\n")
 	tokens := "--tokens=" + strings.TrimSuffix(strings.Repeat("1000,", 20), ",")
 	tests := []struct {
 		name  string
@@ -267,10 +268,13 @@ func TestCommandDefaultsAndLookup(t *testing.T) {
 		{"model found", "", []string{"trigger", "--used", "100001", "--model", "claude-sonnet-4.6", "--json"}, `"contextWindow": 200000`},
 		{"model case-insensitive", "", []string{"trigger", "--used", "130001", "--model", "Claude-Sonnet-4.6"}, "true"},
 		{"model missing", "", []string{"trigger", "--used", "1e9", "--model", "no-such-model"}, "false"},
-		{"model missing explained", "", []string{"trigger", "--used", "1e9", "--model", "no-such-model", "--json"}, `model \"no-such-model\" is not in the context_windows table`},
+		{"model missing explained", "", []string{"trigger", "--used", "1e9", "--model", "no-such-model", "--json"}, `model \"no-such-model\" is neither in the profile's catalogue nor in the context_windows table`},
 		{"model missing reason", "", []string{"trigger", "--used", "1e9", "--model", "no-such-model", "--json"}, `"reason": "lookup-failed"`},
 		{"boundary model missing", "", []string{"boundary", "--model", "no-such-model", tokens}, `"windowFromLookup": false`},
-		{"boundary model found", "", []string{"boundary", "--model", "gpt-5.4", tokens}, `"contextWindow": 400000`},
+		// e3e's catalogue (available-models.ts at e3e125281a27).
+		{"boundary model found", "", []string{"boundary", "--model", "gpt-5.4", tokens}, `"contextWindow": 1100000`},
+		{"boundary model of head", "", []string{"--config", headCfg, "boundary", "--model", "gpt-5.6-luna", tokens}, `"contextWindow": 1050000`},
+		{"boundary model not in e3e", "", []string{"boundary", "--model", "gpt-5.6-luna", tokens}, `"windowFromLookup": false`},
 		{"boundary nan token", "", []string{"boundary", "--context-window", "200000", "--tokens", "50000,50000,NaN"}, `"keptTokens": "NaN"`},
 		{"boundary empty stdin array", `{"json":[]}`, []string{"boundary"}, `"result": "skip-boundary-lt-1"`},
 		{"trigger nan used", "", []string{"trigger", "--used", "NaN", "--context-window", "200000", "--json"}, `"usedTokens": "NaN"`},

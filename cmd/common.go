@@ -277,19 +277,3 @@ func outputFormat(c *cobra.Command, f *Factory, command, format string) (string,
 	}
 	return "", usageErr("%s: --format: unknown format %q (want text, json or markdown)", command, format)
 }
-
-// typedString is a string flag whose help shows typ ("id", "url") in
-// place of "string".
-type typedString struct {
-	p   *string
-	typ string
-}
-
-func (s typedString) String() string {
-	if s.p == nil {
-		return ""
-	}
-	return *s.p
-}
-func (s typedString) Set(v string) error { *s.p = v; return nil }
-func (s typedString) Type() string       { return s.typ }

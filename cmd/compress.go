@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compactlab/compact/internal/boundary"
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/estimate"
@@ -21,6 +22,7 @@ import (
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 	"github.com/compactlab/compact/internal/store"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdCompress) }
@@ -78,7 +80,7 @@ func newCmdCompress(f *Factory) *cobra.Command {
 	addChannelFlag(c, &opts.Channel, "read the desktop app's database of release channel `NAME`: "+strings.Join(extract.ChannelNames, ", "))
 	fl.StringVar(&opts.Chat, "chat", "", "`ID` of the chat to compress (required)")
 	fl.IntVar(&opts.At, "at", -1, "take the chat as it stood after message `N` (0-based; -1: as it stands now)")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in `TOKENS` (default: the chat's model in the context_windows table)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the model's context window in `TOKENS` (default: the chat's model, on its provider instance, in the profile's catalogue and context_windows)")
 	fl.IntVar(&opts.MinUncomp, "min-uncompressed", 0, "keep at least `N` messages uncompressed (default: the agent's, from the configuration)")
 	fl.StringVar(&opts.Model, "model", "", "send the request to the model `ID` (see the models table in \"compact config show\")")
 	fl.BoolVar(&opts.Cascade, "cascade", false, "send the request through the cascade (the default)")
@@ -87,7 +89,7 @@ func newCmdCompress(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Out, "out", "", "write the bundle to `DIR` (default experiments-data/compress/<chat>-at-<N>)")
 	fl.BoolVar(&opts.Force, "force", false, "replace an existing bundle directory")
 	fl.StringVar(&opts.Pack, "pack", prompt.DefaultPackName, "prompt pack: a built-in `NAME` or a directory written by \"compact prompt import\"")
-	fl.StringVar(&opts.Profile, "profile", "e3e", profileUsage)
+	fl.StringVar(&opts.Profile, "profile", upstream.Default, profileUsage)
 	fl.StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills and DIR/plugins")
 	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
 	c.MarkFlagsMutuallyExclusive("model", "cascade", "no-model")
@@ -120,7 +122,11 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 	if opts.Chat == "" {
 		return usageErr("--chat is required (see compact extract --json for chat ids)")
 	}
-	params, err := compressionParams(f.Config)
+	rel, err := resolveProfile("--profile", opts.Profile)
+	if err != nil {
+		return err
+	}
+	params, err := compressionParamsFor(f.Config, opts.Profile)
 	if err != nil {
 		return err
 	}
@@ -136,9 +142,10 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		return err
 	}
 	profile, pack, locale, db := in.profile, in.pack, in.locale, in.db
-	est, ok := estimate.Profiles[opts.Profile]
-	if !ok {
-		return usageErr("--profile: unknown profile %q", opts.Profile)
+	est := estimate.Profiles[opts.Profile]
+	windows, err := windowTable(f.Config, opts.Profile)
+	if err != nil {
+		return err
 	}
 	out := opts.Out
 	if out == "" {
@@ -160,7 +167,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 	defer stop()
 	res, err := pipeline.Run(ctx, pipeline.Options{
 		DBPath: db, ChatID: opts.Chat, At: opts.At, ContextWindow: window,
-		Windows: f.Config.ContextWindows(), Params: params, Profile: profile, Estimate: est,
+		Windows: windows, Params: params, Profile: profile, Estimate: est,
 		SkillsDir: opts.SkillsDir, Pack: pack, Locale: locale, OutDir: out, Force: opts.Force,
 	})
 	if err != nil {
@@ -181,7 +188,7 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 		gen := opts.Generator
 		var order []string
 		if gen == nil {
-			cs, err := cascade.Load(f.Config, f.Getenv)
+			cs, err := cascade.LoadFor(f.Config, f.Getenv, opts.Profile)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -248,6 +255,9 @@ func runCompress(c *cobra.Command, opts *compressOptions) error {
 	fmt.Fprintf(w, "trigger: %v — %s (used %s, from the %s)\n", tr.Trigger, tr.Explanation, fmtTokens(tr.UsedTokens), res.UsedTokensFrom)
 	wk := res.Walk
 	switch {
+	case wk.Kind == boundary.KindSkipNoBoundaryID:
+		fmt.Fprintf(w, "walk: the boundary, message %d, has no id, and %s gives up there; nothing written\n", *wk.BoundaryIndex, rel.Name)
+		return nil
 	case res.Skipped():
 		fmt.Fprintf(w, "walk: %s — kept budget %s, floor %s, context window %s; nothing written\n",
 			wk.Kind, plural(wk.KeptBudget, "token"), plural(wk.Floor, "message"), plural(wk.ContextWindow, "token"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compactlab/compact/internal/cascade"
 	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdConfig) }
@@ -29,7 +30,9 @@ func newCmdConfig(f *Factory) *cobra.Command {
 		Short: "Print the effective configuration and where each value came from",
 		Long: "Prints one line per setting: its key (nested keys joined with \".\"), its\n" +
 			"effective value and where that value came from: default (the built-in\n" +
-			"configs/compact.yaml), file PATH (--config or COMPACT_CONFIG) or env NAME.\n" +
+			"configs/compact.yaml), file PATH (--config or COMPACT_CONFIG), env NAME,\n" +
+			"or profile RELEASE for what the profile sets where nothing else does (its\n" +
+			"cascade, abort grace and the context windows of its model catalogue).\n" +
 			"Lists of settings, such as the model table, get one line per field, e.g.\n" +
 			"models[gpt-5.4-nano].price_in_per_mtok.\n" +
 			"Then one line per provider says whether its API key is set and where it\n" +
@@ -60,7 +63,7 @@ const redacted = "[redacted]"
 func runConfigShow(opts *configShowOptions) error {
 	f := opts.f
 	st := f.Config
-	entries := configEntries(st)
+	entries := profileEntries(st, configEntries(st))
 	keys, err := providerKeyEntries(st, f.Getenv)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "compact config show: warning: cannot tell which API keys are set: %v\n", err)
@@ -244,7 +247,7 @@ func providerKeyEntries(st *config.Store, getenv func(string) string) ([]configE
 			// From providers.NAME.api_key: say which layer holds it.
 			e.Value = "set"
 			e.Source = "providers." + p.Name + ".api_key, " + st.Source("providers"+config.Delim+p.Name+config.Delim+"api_key")
-		case p.Kind == cascade.KindOpenAICompatible:
+		case p.Kind == cascade.KindOpenAICompatible && !p.KeyRequired:
 			// A local server mostly takes no key at all.
 			e.Value = "optional"
 		default:
@@ -300,4 +303,56 @@ func keyStatusText(e configEntry) string {
 // keyStatusProvider is the provider name of a key_status entry.
 func keyStatusProvider(e configEntry) string {
 	return strings.TrimSuffix(strings.TrimPrefix(e.Key, "providers."), ".key_status")
+}
+
+// profileEntries shows what the profile sets where the configuration does
+// not: its cascade and abort grace in place of the defaults, and its
+// catalogue's context windows (those the configuration does not
+// override), each with the source "profile NAME".
+func profileEntries(st *config.Store, entries []configEntry) []configEntry {
+	r, err := upstream.Lookup(st.String("profile"))
+	if err != nil {
+		return entries
+	}
+	cat := upstream.Catalogs[r.Gen]
+	src := "profile " + r.Name
+	for i, e := range entries {
+		if e.Source != "default" {
+			continue
+		}
+		switch e.Key {
+		case "cascade.models":
+			list := make([]any, len(cat.Cascade))
+			for j, m := range cat.Cascade {
+				list[j] = m
+			}
+			entries[i].Value, entries[i].Source = list, src
+		case "cascade.abort_grace":
+			entries[i].Value, entries[i].Source = cat.AbortGrace.String(), src
+		}
+	}
+	own := st.ContextWindows()
+	var ids []string
+	for id := range cat.Windows {
+		if _, ok := own[strings.ToLower(id)]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return strings.ToLower(ids[i]) < strings.ToLower(ids[j]) })
+	var add []configEntry
+	for _, id := range ids {
+		key := "context_windows." + strings.ToLower(id)
+		add = append(add, configEntry{Key: key, Value: cat.Windows[id], Source: src, Env: config.EnvNames("context_windows" + config.Delim + strings.ToLower(id))[0]})
+	}
+	// The block of context_windows entries, the configuration's and the
+	// catalogue's, in key order where the configuration's would stand.
+	at := sort.Search(len(entries), func(i int) bool { return entries[i].Key > "context_windows." })
+	end := at
+	for end < len(entries) && strings.HasPrefix(entries[end].Key, "context_windows.") {
+		end++
+	}
+	block := append(append([]configEntry{}, entries[at:end]...), add...)
+	sort.SliceStable(block, func(i, j int) bool { return block[i].Key < block[j].Key })
+	out := append(append(append([]configEntry{}, entries[:at]...), block...), entries[end:]...)
+	return out
 }

@@ -45,7 +45,7 @@ func cfgShowText(t *testing.T, env map[string]string, args ...string) (lines map
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines = map[string][2]string{}
-	cols := regexp.MustCompile(`^(\S+)  +(.*?)  +(default|file .*|env .*|flag .*)$`)
+	cols := regexp.MustCompile(`^(\S+)  +(.*?)  +(default|file .*|env .*|flag .*|profile \S+)$`)
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l == "" {
 			break // the API key section follows
@@ -77,7 +77,9 @@ func TestConfigShowSaysWhereEachValueComesFrom(t *testing.T) {
 		"profile":                           "file " + cfg,
 		"compression.threshold":             "env COMPACT_COMPRESSION_THRESHOLD",
 		"compression.kept_budget_fraction":  "default",
-		"context_windows.claude-sonnet-4.6": "default",
+		"context_windows.claude-sonnet-4.6": "profile v1.29.0",
+		"context_windows.gpt-5.6-luna":      "profile v1.29.0",
+		"cascade.models":                    "profile v1.29.0",
 		"cascade.timeout":                   "default",
 		"models[gpt-5.4-nano].api_model":    "default",
 	} {
@@ -111,7 +113,9 @@ func TestConfigShowNestedOnePerLine(t *testing.T) {
 		"models[claude-haiku-4.5].context_window": {"200000", "default"},
 		"models[builtin].provider":                {"builtin", "default"},
 		"providers.openai.base_url":               {`""`, "default"},
-		"cascade.models":                          {"gemini-3.1-flash-lite, gpt-5.4-nano, claude-haiku-4.5", "default"},
+		"cascade.models":                          {"gemini-3.1-flash-lite, gpt-5.4-nano, claude-haiku-4.5", "profile v1.4.1-nightly20260602c001"},
+		"cascade.abort_grace":                     {"0s", "profile v1.4.1-nightly20260602c001"},
+		"context_windows.gemini-3.1-flash-lite":   {"1000000", "profile v1.4.1-nightly20260602c001"},
 		"compression.hard_cap_tokens":             {"(unset)", "default"},
 		"extra_models":                            {"[]", "default"},
 		"extract.channel":                         {"prerelease", "default"},

@@ -16,7 +16,7 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/diff"
 	"github.com/compactlab/compact/internal/iostreams"
-	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdDiff) }
@@ -105,10 +105,10 @@ func newCmdDiff(f *Factory) *cobra.Command {
 	fl.IntVar(&opts.Worst, "worst", 10, "with --stat, list the `N` worst bundles and chains")
 	fl.StringVar(&opts.Color, "color", "auto", "colour the text output `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles compared at once (default: the number of CPUs)")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: "+profileChoices)
+	fl.StringVar(&opts.Profile, "profile", upstream.Default, "the prompt rules of `RELEASE` for bundles whose metadata does not say: "+profileChoices)
 	completeValues(c, "format", "text", "json", "markdown")
 	completeValues(c, "color", "auto", "always", "never")
-	completeValues(c, "profile", mdtext.ProfileE3E, mdtext.ProfileHead)
+	completeProfile(c)
 	completeValues(c, "fail-on", append(slices.Clone(diff.Measures), diff.FailNewlyLost)...)
 	_ = c.RegisterFlagCompletionFunc("run", func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return diffRunNames(c, f, opts, args), cobra.ShellCompDirectiveNoFileComp
@@ -171,9 +171,11 @@ func runDiff(c *cobra.Command, opts *diffOptions) error {
 	default:
 		return usageErr("diff: --color: want auto, always or never, not %q", opts.Color)
 	}
-	if opts.Profile != mdtext.ProfileE3E && opts.Profile != mdtext.ProfileHead {
-		return usageErr("diff: --profile: unknown profile %q (want e3e or head)", opts.Profile)
+	gen, err := profileGen("diff: --profile", opts.Profile)
+	if err != nil {
+		return err
 	}
+	opts.Profile = gen
 	if opts.Jobs < 0 {
 		return usageErr("diff: --jobs must not be negative")
 	}

@@ -292,7 +292,7 @@ func TestDiffCompletion(t *testing.T) {
 	}{
 		{[]string{"--format", ""}, "text\njson\nmarkdown\n:4\n"},
 		{[]string{"--color", ""}, "auto\nalways\nnever\n:4\n"},
-		{[]string{"--profile", ""}, "e3e\nhead\n:4\n"},
+		{[]string{"--profile", ""}, "v1.4.1-nightly20260602c001\nv1.29.0\nv1.29.0-nohost\ne3e\nhead\nhead-nohost\n:4\n"},
 		{[]string{"--fail-on", ""}, "lost-paths\nleak\nrules\nshrink\nnewly-lost\n:4\n"},
 		{[]string{"--channel", ""}, "release\nprerelease\nnightly\ndev\n:4\n"},
 		{[]string{root, "--run", ""}, "builtin\ncascade\n:4\n"},

@@ -23,6 +23,7 @@ import (
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/shard"
 	"github.com/compactlab/compact/internal/store"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdExtract) }
@@ -151,7 +152,7 @@ func newCmdExtract(f *Factory) *cobra.Command {
 	fl.StringArrayVar(&opts.Chats, "chat", nil, "extract only the chat with this `ID` (repeatable; an unknown id is an error)")
 	fl.BoolVar(&opts.Force, "force", false, "replace a non-empty output directory as a whole")
 	fl.BoolVar(&opts.NoContinuation, "no-continuation", false, "leave out continuation.xml (what the session did next, for eval's grounded score): the upstream's files only")
-	fl.StringVar(&opts.Profile, "profile", "e3e", profileUsage)
+	fl.StringVar(&opts.Profile, "profile", upstream.Default, profileUsage)
 	fl.StringVar(&opts.Locale, "locale", "", "format the size hint's numbers for `LOCALE`, e.g. de-DE (default: the configuration, then LC_ALL, LC_MESSAGES, LANG)")
 	addJobsFlag(c, &opts.Workers, 0, "decode and serialize `N` chats at once (default: the number of CPUs)")
 	hiddenIntAlias(c, &opts.Workers, "workers", 0)

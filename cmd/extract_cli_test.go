@@ -216,8 +216,9 @@ func TestExtractCompletion(t *testing.T) {
 			t.Errorf("%s --channel: %v, want %v", cmd, got, channels)
 		}
 	}
-	for _, cmd := range []string{"extract", "compress", "serialize", "tokens"} {
-		if got := xtComplete(t, nil, cmd, "--profile", ""); !slices.Equal(got, []string{"e3e", "head"}) {
+	profiles := []string{"v1.4.1-nightly20260602c001", "v1.29.0", "v1.29.0-nohost", "e3e", "head", "head-nohost"}
+	for _, cmd := range []string{"extract", "compress", "serialize", "tokens", "replay", "diff", "report"} {
+		if got := xtComplete(t, nil, cmd, "--profile", ""); !slices.Equal(got, profiles) {
 			t.Errorf("%s --profile: %v", cmd, got)
 		}
 	}

@@ -101,20 +101,7 @@ func otherChannels(channel string) []string {
 	return out
 }
 
-// profileChoices says in a few words what the two --profile values are,
-// for every flag help that offers them.
-const profileChoices = "e3e (stagewise e3e125281a27, the reference the bundles match) or head (stagewise v1.29.0)"
-
-// profileUsage is the help of --profile where it picks the upstream
-// version to reproduce.
-const profileUsage = "upstream `VERSION` to reproduce: " + profileChoices
-
 // Completion of the flags that extract and compress share.
-
-// completeProfile completes --profile with the upstream versions.
-func completeProfile(c *cobra.Command) {
-	completeValues(c, "profile", "e3e", "head")
-}
 
 // completePack completes --pack with the built-in pack names and the
 // directories under what is typed so far (a pack is a directory).

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/prompt"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdPrompt) }
@@ -189,6 +191,10 @@ type promptImportResult struct {
 	TargetChars int    `json:"targetChars"`
 	Buckets     int    `json:"buckets"`
 	SystemLen16 int    `json:"systemLen16"`
+	// Hash is the pack's hash (prompt.Pack.Hash); Profiles the profiles
+	// whose recorded prompt hash it is.
+	Hash     string   `json:"hash"`
+	Profiles []string `json:"profiles"`
 }
 
 // maxPromptSource bounds the prompt.ts that import reads; upstream's is
@@ -226,7 +232,15 @@ func runPromptImport(opts *promptOptions) error {
 	if err := p.Save(opts.Out); err != nil {
 		return err
 	}
-	res := promptImportResult{Out: opts.Out, TargetChars: p.TargetChars, Buckets: len(p.Hints), SystemLen16: history.Len16(p.System())}
+	hash, err := p.Hash()
+	if err != nil {
+		return err
+	}
+	res := promptImportResult{Out: opts.Out, TargetChars: p.TargetChars, Buckets: len(p.Hints), SystemLen16: history.Len16(p.System()),
+		Hash: hash, Profiles: []string{}}
+	for _, r := range upstream.ByPromptHash(hash) {
+		res.Profiles = append(res.Profiles, r.Name)
+	}
 	if opts.f.JSON {
 		enc := json.NewEncoder(opts.f.IO.Out)
 		enc.SetEscapeHTML(false)
@@ -236,6 +250,11 @@ func runPromptImport(opts *promptOptions) error {
 	if !opts.f.IO.Quiet {
 		fmt.Fprintf(opts.f.IO.ErrOut, "wrote prompt pack %s (target %s, %s, system prompt %s)\n",
 			res.Out, plural(res.TargetChars, "character"), plural(res.Buckets, "hint bucket"), plural(res.SystemLen16, "character"))
+		match := "no profile's prompt"
+		if len(res.Profiles) > 0 {
+			match = "the prompt of profile " + strings.Join(res.Profiles, ", ")
+		}
+		fmt.Fprintf(opts.f.IO.ErrOut, "prompt hash %s: %s\n", res.Hash, match)
 	}
 	return nil
 }

@@ -42,6 +42,8 @@ type replayOptions struct {
 	Batch bool
 	// Table is the results table (cmd/tableflags.go).
 	Table tableFlag
+	// Profile is the upstream release whose cascade is used (--profile).
+	Profile string
 	// Stop is the interrupt context (tests replace it).
 	Stop context.Context
 	// Generator replaces the configured cascade (tests).
@@ -74,7 +76,13 @@ func newCmdReplay(f *Factory) *cobra.Command {
 			"  the cascade (default)      gemini-3.1-flash-lite, gpt-5.4-nano,\n" +
 			"                             claude-haiku-4.5, each with its key:\n" +
 			"                             GOOGLE_API_KEY or GEMINI_API_KEY, OPENAI_API_KEY,\n" +
-			"                             ANTHROPIC_API_KEY; models without one are left out\n" +
+			"                             ANTHROPIC_API_KEY; models without one are left out;\n" +
+			"                             with --profile head (v1.29.0): default\n" +
+			"                             (deepseek-v4-pro), deepseek-v4-flash,\n" +
+			"                             gpt-5.6-luna, gemini-3.1-flash-lite,\n" +
+			"                             claude-haiku-4.5 (DEEPSEEK_API_KEY too), and a\n" +
+			"                             request still running 2 s after its timeout\n" +
+			"                             stops the cascade\n" +
 			"\n" +
 			"Bundles that already have a result for the same run, models and prompt are\n" +
 			"skipped unless --force. Answers are cached by a hash of what was sent\n" +
@@ -109,13 +117,15 @@ func newCmdReplay(f *Factory) *cobra.Command {
 			if err := opts.Shard.resolve(c, f); err != nil {
 				return err
 			}
+			configDefault(c, f, "profile", "profile", &opts.Profile)
 			return runReplay(c.Context(), opts)
 		},
 	}
 	fl := c.Flags()
 	addChannelFlag(c, &opts.Channel, "replay the bundles extract wrote for this channel, when no PATH is given")
 	fl.Var(typedString{&opts.Model, "ID"}, "model", "replay with this model of the table (builtin needs no key), or the server configured as providers.NAME")
-	fl.BoolVar(&opts.Cascade, "cascade", false, "replay through the cascade (the default): gemini-3.1-flash-lite, gpt-5.4-nano, claude-haiku-4.5")
+	fl.BoolVar(&opts.Cascade, "cascade", false, "replay through the cascade (the default): the profile's, e.g. gemini-3.1-flash-lite, gpt-5.4-nano, claude-haiku-4.5")
+	addProfileFlag(c, &opts.Profile, "the cascade, abort grace and built-in model's rules of `RELEASE`: "+profileChoices)
 	fl.Var(typedString{&opts.Fallback, "ID"}, "fallback-model", "with the cascade: the chat's own model, tried last when not already in the list")
 	fl.Var(typedString{&opts.BaseURL, "URL"}, "base-url", "replay on this OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (key, if any: COMPACT_API_KEY)")
 	fl.Var(typedString{&opts.APIModel, "NAME"}, "api-model", "the model the server is asked for, e.g. qwen2.5-coder:7b (with --base-url, or --model naming a server)")
@@ -157,15 +167,25 @@ func newCmdReplay(f *Factory) *cobra.Command {
 }
 
 // modelPlan is the part of a plan every command's model shares: the
-// configuration, the environment and the builtin model's writer.
+// configuration, the environment and the builtin model's writer, for the
+// configuration's profile.
 func modelPlan(f *Factory) replay.PlanOptions {
-	return replay.PlanOptions{Config: f.Config, Getenv: f.Getenv,
-		Wire: func(c *cascade.Cascade) { wireBuiltin(c, f.Config.String("profile")) }}
+	return modelPlanFor(f, f.Config.String("profile"))
+}
+
+// modelPlanFor is modelPlan for profile: its cascade and abort grace, and
+// its briefing rules for the builtin model.
+func modelPlanFor(f *Factory, profile string) replay.PlanOptions {
+	return replay.PlanOptions{Config: f.Config, Getenv: f.Getenv, Profile: profile,
+		Wire: func(c *cascade.Cascade) { wireBuiltin(c, profile) }}
 }
 
 // planReplay builds the cascade and picks the models from the flags.
 func planReplay(f *Factory, opts *replayOptions) (*replay.Plan, error) {
-	po := modelPlan(f)
+	if _, err := resolveProfile("--profile", opts.Profile); err != nil {
+		return nil, err
+	}
+	po := modelPlanFor(f, opts.Profile)
 	po.Generator, po.Fallback, po.Timeout = opts.Generator, opts.Fallback, opts.Timeout
 	po.Model, po.BaseURL, po.APIModel = opts.Model, opts.BaseURL, opts.APIModel
 	p, err := replay.NewPlan(po)

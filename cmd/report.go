@@ -18,8 +18,8 @@ import (
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/fsutil"
-	"github.com/compactlab/compact/internal/mdtext"
 	"github.com/compactlab/compact/internal/report"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdReport) }
@@ -94,8 +94,8 @@ func newCmdReport(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Title, "title", "", "the page's `TITLE` (default: compact report)")
 	fl.IntVar(&opts.MaxSize, "max-size", 64, "keep the page under about `MB` MiB: past it, the best bundles' sections are left out (0: no limit)")
 	addJobsFlag(c, &opts.Jobs, 0, "bundles read at once (default: the number of CPUs)")
-	fl.StringVar(&opts.Profile, "profile", "e3e", "rules `VERSION` for bundles whose metadata does not say: "+profileChoices)
-	completeValues(c, "profile", mdtext.ProfileE3E, mdtext.ProfileHead)
+	fl.StringVar(&opts.Profile, "profile", upstream.Default, "the prompt rules of `RELEASE` for bundles whose metadata does not say: "+profileChoices)
+	completeProfile(c)
 	_ = c.MarkFlagFilename("simulate", "json")
 	_ = c.MarkFlagFilename("output", "html")
 	runNames := func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -130,9 +130,11 @@ func runReport(c *cobra.Command, opts *reportOptions) error {
 	if opts.Jobs < 0 {
 		return usageErr("report: --jobs must not be negative")
 	}
-	if opts.Profile != mdtext.ProfileE3E && opts.Profile != mdtext.ProfileHead {
-		return usageErr("report: --profile: unknown profile %q (want e3e or head)", opts.Profile)
+	gen, err := profileGen("report: --profile", opts.Profile)
+	if err != nil {
+		return err
 	}
+	opts.Profile = gen
 	if opts.Output == "" {
 		return usageErr("report: --output: give a file name, or - for stdout")
 	}

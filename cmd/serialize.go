@@ -10,6 +10,7 @@ import (
 	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/serialize"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdSerialize) }
@@ -44,7 +45,7 @@ func newCmdSerialize(f *Factory) *cobra.Command {
 			return runSerialize(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Profile, "profile", "e3e", profileUsage)
+	c.Flags().StringVar(&opts.Profile, "profile", upstream.Default, profileUsage)
 	c.Flags().StringVar(&opts.SkillsDir, "skills-dir", "", "resolve slash commands against `DIR`/skills/*/SKILL.md and DIR/plugins/*/SKILL.md")
 	c.Flags().StringVar(&opts.ResolvedSlash, "resolved-slash", "", "resolve slash commands from `FILE`: a JSON array of {id, displayName, content}")
 	c.MarkFlagsMutuallyExclusive("skills-dir", "resolved-slash")

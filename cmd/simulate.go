@@ -134,7 +134,7 @@ func newCmdSimulate(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Sweep, "sweep", "", "the comparison table per value of a knob: `KNOB=FROM:TO:STEP` or KNOB=VALUE (knobs: see above)")
 	fl.StringVar(&opts.Summarizer, "summarizer", "builtin", "summaries by `WHOM`: builtin (offline), recorded (the stored briefings), model:ID or cascade")
 	fl.StringVar(&opts.Tokenizer, "tokenizer", "", "count tokens with the `TOKENIZER` "+strings.Join(strategy.Tokenizers, " or ")+" instead of each strategy's estimator")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the context window in `TOKENS` (default: the chat's model from context_windows, else the strategy's default)")
+	fl.IntVar(&opts.ContextWindow, "context-window", 0, "the context window in `TOKENS` (default: the chat's model's, for the profile, else the strategy's default)")
 	fl.IntVar(&opts.SystemOverhead, "system-overhead", 0, "`TOKENS` of system prompt and tools added to every step (default: an agent's first step beyond its history, else 0)")
 	fl.StringVar(&opts.PriceModel, "price-model", "", "price the runs at the prices of `MODEL` of the model table (default: each history's model, else "+simulate.DefaultPriceModel+")")
 	fl.BoolVar(&opts.AgainstRecorded, "against-recorded", false, "put the simulated boundaries beside the ones the app stored, or an agent's session recorded")
@@ -234,6 +234,11 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}()
 	}
 
+	// The profile's context windows.
+	windows, err := windowTable(f.Config, f.Config.String("profile"))
+	if err != nil {
+		return err
+	}
 	// The histories: with a shard and no sample, only the shard's are
 	// read; a sample reads them all for its strata.
 	var inputs []*simulate.Input
@@ -251,7 +256,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		// caught from here on, so nothing else would end it.
 		stdin := interruptible(ctx, f.IO.In)
 		for i, p := range files {
-			in, ws, rerr := simulate.ReadFile(p, opts.Format, stdin, opts.Leaf, f.Config.ContextWindows())
+			in, ws, rerr := simulate.ReadFile(p, opts.Format, stdin, opts.Leaf, windows)
 			warnings = append(warnings, ws...)
 			if rerr != nil {
 				err = rerr
@@ -277,7 +282,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 			}
 			chats = kept(chats, keep)
 		}
-		inputs, warnings, err = simulate.ReadDB(ctx, db, chats, f.Config.ContextWindows())
+		inputs, warnings, err = simulate.ReadDB(ctx, db, chats, windows)
 		keys = mapSlice(inputs, func(in *simulate.Input) string { return in.History.Name })
 	}
 	for _, w := range warnings {

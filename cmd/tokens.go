@@ -40,8 +40,7 @@ func newCmdTokens(f *Factory) *cobra.Command {
 			return runTokens(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Profile, "profile", "e3e", profileUsage)
-	completeProfile(c)
+	addProfileFlag(c, &opts.Profile, profileUsage)
 	return c
 }
 
@@ -53,10 +52,10 @@ type tokenLine struct {
 }
 
 func runTokens(opts *tokensOptions) error {
-	p, ok := estimate.Profiles[opts.Profile]
-	if !ok {
-		return usageErr("--profile: unknown profile %q (want e3e or head)", opts.Profile)
+	if _, err := resolveProfile("--profile", opts.Profile); err != nil {
+		return err
 	}
+	p := estimate.Profiles[opts.Profile]
 	text, name, err := readInput(opts.f, opts.Args)
 	if err != nil {
 		return err

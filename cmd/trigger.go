@@ -14,6 +14,7 @@ import (
 
 	"github.com/compactlab/compact/internal/boundary"
 	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func init() { register(newCmdTrigger) }
@@ -36,9 +37,9 @@ func newCmdTrigger(f *Factory) *cobra.Command {
 		Long: "trigger applies the post-step test of the agent: compress when\n" +
 			"threshold >= 0 and usedTokens > min(threshold*contextWindow, hardCap)\n" +
 			"(strict, no rounding). Without a context window (no --context-window, or\n" +
-			"a --model missing from the context_windows table) the lookup failed and\n" +
-			"nothing triggers. Threshold and hard cap come from the configuration\n" +
-			"(compression.agent and profile) unless given as flags.\n" +
+			"a --model in neither the profile's model catalogue nor context_windows)\n" +
+			"the lookup failed and nothing triggers. Threshold and hard cap come from\n" +
+			"the configuration (compression.agent and profile) unless given as flags.\n" +
 			"Prints true or false; --json explains the decision.",
 		Example: "  compact trigger --used 130001 --context-window 200000\n" +
 			"  compact trigger --used 90000 --model claude-sonnet-4.6 --json",
@@ -48,7 +49,7 @@ func newCmdTrigger(f *Factory) *cobra.Command {
 	fl := c.Flags()
 	fl.Float64Var(&opts.used, "used", 0, "`TOKENS` the step used (usage.totalTokens; required)")
 	fl.IntVar(&opts.contextWindow, "context-window", 0, "the model's context window in `TOKENS`")
-	fl.StringVar(&opts.model, "model", "", "look the context window of model `ID` up in the context_windows table")
+	fl.StringVar(&opts.model, "model", "", "look the context window of model `ID` (or MODEL@INSTANCE) up in the profile's catalogue and context_windows")
 	fl.Float64Var(&opts.threshold, "threshold", 0, "trigger above this `FRACTION` of the context window; negative: never (default: compression.threshold, or chat_threshold for the chat agent)")
 	fl.Float64Var(&opts.hardCap, "hard-cap", 0, "trigger above `TOKENS` whatever the window (default: compression.hard_cap_tokens, else the profile's: e3e 200000, head 100000)")
 	completeContextWindowModels(c, f)
@@ -56,7 +57,7 @@ func newCmdTrigger(f *Factory) *cobra.Command {
 }
 
 // completeContextWindowModels completes --model with the ids of the
-// context_windows table.
+// profile's window table (its catalogue and context_windows).
 func completeContextWindowModels(c *cobra.Command, f *Factory) {
 	_ = c.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		st, err := completionConfig(f)
@@ -64,7 +65,8 @@ func completeContextWindowModels(c *cobra.Command, f *Factory) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var ids []string
-		for id := range st.ContextWindows() {
+		table, _ := windowTable(st, st.String("profile"))
+		for id := range table {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
@@ -115,15 +117,17 @@ func (w windowLookup) note() string {
 	case w.model == "":
 		return ""
 	case w.window == nil:
-		return fmt.Sprintf("model %q is not in the context_windows table", w.model)
+		return fmt.Sprintf("model %q is neither in the profile's catalogue nor in the context_windows table", w.model)
 	}
 	return fmt.Sprintf("model %q has a context window of %d", w.model, *w.window)
 }
 
 // lookupContextWindow gives the context window of --context-window (explicit, 0
-// included) or of --model looked up in the context_windows table. Neither,
-// or a model not in the table, is a failed lookup (nil). Configuration keys
-// are lower case, so the model id is looked up in lower case.
+// included) or of --model looked up in the profile's window table (its
+// catalogue and the context_windows configuration; MODEL@INSTANCE names a
+// provider instance's). Neither, or a model not in the table, is a failed
+// lookup (nil). Configuration keys are lower case, so the model id is
+// looked up in lower case.
 func lookupContextWindow(st *config.Store, explicit bool, value int, model string) (windowLookup, error) {
 	if explicit && model != "" {
 		return windowLookup{}, usageErr("--context-window and --model are mutually exclusive")
@@ -135,7 +139,11 @@ func lookupContextWindow(st *config.Store, explicit bool, value int, model strin
 		return windowLookup{}, nil
 	}
 	w := windowLookup{model: model}
-	if n, ok := st.ContextWindows()[strings.ToLower(model)]; ok {
+	table, err := windowTable(st, st.String("profile"))
+	if err != nil {
+		return w, err
+	}
+	if n, ok := upstream.LookupWindow(table, model, ""); ok {
 		w.window = &n
 	}
 	return w, nil
@@ -153,8 +161,14 @@ var agentConfigKeys = map[string]struct{ threshold, min string }{
 // every compression key that is set overrides them (hard_cap_tokens empty
 // keeps the profile's cap).
 func compressionParams(st *config.Store) (boundary.Params, error) {
+	return compressionParamsFor(st, st.String("profile"))
+}
+
+// compressionParamsFor is compressionParams for profile (a command's
+// --profile) rather than the configuration's.
+func compressionParamsFor(st *config.Store, profile string) (boundary.Params, error) {
 	agent := st.String("compression" + config.Delim + "agent")
-	p, err := boundary.AgentParams(st.String("profile"), agent)
+	p, err := boundary.AgentParams(profile, agent)
 	if err != nil {
 		return p, usageErr("config: %v", err)
 	}

@@ -313,9 +313,11 @@ func TestAgentParams(t *testing.T) {
 		want           Params
 	}{
 		{ProfileE3E, AgentBase, Params{Threshold: 0.65, HardCap: 200000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 10, MinFloor: 5, DefaultContextWindow: 100000}},
-		{ProfileHead, AgentBase, Params{Threshold: 0.65, HardCap: 100000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 10, MinFloor: 5, DefaultContextWindow: 100000}},
+		{ProfileHead, AgentBase, Params{Threshold: 0.65, HardCap: 100000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 10, MinFloor: 5, DefaultContextWindow: 100000, SkipAbsent: true, NeedBoundaryID: true}},
+		{"v1.29.0-nohost", AgentBase, Params{Threshold: 0.65, HardCap: 100000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 10, MinFloor: 5, DefaultContextWindow: 100000, SkipAbsent: true, NeedBoundaryID: true}},
+		{"v1.4.1-nightly20260602c001", AgentBase, Params{Threshold: 0.65, HardCap: 200000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 10, MinFloor: 5, DefaultContextWindow: 100000}},
 		{ProfileE3E, AgentChat, Params{Threshold: 0.5, HardCap: 200000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 12, MinFloor: 5, DefaultContextWindow: 100000}},
-		{ProfileHead, AgentChat, Params{Threshold: 0.5, HardCap: 100000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 12, MinFloor: 5, DefaultContextWindow: 100000}},
+		{ProfileHead, AgentChat, Params{Threshold: 0.5, HardCap: 100000, KeptFraction: 0.2, KeptCap: 40000, DefaultMin: 12, MinFloor: 5, DefaultContextWindow: 100000, SkipAbsent: true, NeedBoundaryID: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.profile+"/"+tt.agent, func(t *testing.T) {
@@ -422,5 +424,76 @@ func BenchmarkWalk(b *testing.B) {
 		if r.Kind != KindSkipAllFit {
 			b.Fatal(r.Kind)
 		}
+	}
+}
+
+// TestWalkEntriesAgentCore checks the agent-core walk's two departures from
+// e3e's, read from base-agent.ts at v1.29.0: a falsy history entry is
+// passed over (`if (!histEntry) continue`, before the floor and start
+// tests), and a boundary message without an id ends the compression
+// (`if (!boundaryMessageId) return`). e3e estimates an absent message as 0
+// and counts it, and compresses whatever the id.
+func TestWalkEntriesAgentCore(t *testing.T) {
+	ctx := 200000
+	e3e, _ := DefaultParams(ProfileE3E)
+	head, _ := DefaultParams(ProfileHead)
+	five := 5
+	e3e.MinUncompressed, head.MinUncompressed = &five, &five
+	tok := func(n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = 100
+		}
+		return out
+	}
+	abs := func(n int, at ...int) []bool {
+		out := make([]bool, n)
+		for _, i := range at {
+			out[i] = true
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		p         Params
+		tokens    []float64
+		e         Entries
+		kind      string
+		boundary  int // -1: nil
+		stop      string
+		absentCnt int
+	}{
+		// Ten messages, floor 5: the walk stops at 5 either way.
+		{"e3e plain", e3e, tok(10), Entries{}, KindCompress, 5, StopFloor, 0},
+		{"head plain", head, tok(10), Entries{}, KindCompress, 5, StopFloor, 0},
+		// An absent message among the kept ones: e3e counts it (estimate
+		// 0), head passes over it, so the floor is met one message earlier.
+		{"e3e absent kept", e3e, tok(10), Entries{Absent: abs(10, 8)}, KindCompress, 5, StopFloor, 0},
+		{"head absent kept", head, tok(10), Entries{Absent: abs(10, 8)}, KindCompress, 5, StopFloor, 1},
+		{"head absent at floor", head, tok(10), Entries{Absent: abs(10, 5)}, KindCompress, 4, StopFloor, 1},
+		// Four messages, all fit: e3e stops at the start; with message 0
+		// absent, head runs off the start and keeps the last one alone.
+		{"e3e all fit", e3e, tok(4), Entries{Absent: abs(4, 0)}, KindSkipAllFit, -1, StopStart, 0},
+		{"head passes the start", head, tok(4), Entries{Absent: abs(4, 0)}, KindCompress, 3, StopPassedStart, 1},
+		// The boundary message has no id: e3e compresses, head gives up.
+		{"e3e no id", e3e, tok(10), Entries{NoID: abs(10, 5)}, KindCompress, 5, StopFloor, 0},
+		{"head no id", head, tok(10), Entries{NoID: abs(10, 5)}, KindSkipNoBoundaryID, 5, StopFloor, 0},
+		{"head no id elsewhere", head, tok(10), Entries{NoID: abs(10, 4, 6)}, KindCompress, 5, StopFloor, 0},
+		// Every entry absent: the boundary is clamped to the last, absent
+		// one, which has no id.
+		{"head all absent", head, tok(3), Entries{Absent: abs(3, 0, 1, 2)}, KindSkipNoBoundaryID, 2, StopPassedStart, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := WalkEntries(tt.tokens, tt.e, &ctx, tt.p)
+			got := -1
+			if r.BoundaryIndex != nil {
+				got = *r.BoundaryIndex
+			}
+			if r.Kind != tt.kind || got != tt.boundary || r.StopReason != tt.stop || r.Absent != tt.absentCnt {
+				t.Errorf("got %s at %d (stop %s, %d absent), want %s at %d (stop %s, %d absent)",
+					r.Kind, got, r.StopReason, r.Absent, tt.kind, tt.boundary, tt.stop, tt.absentCnt)
+			}
+		})
 	}
 }

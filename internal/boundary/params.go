@@ -1,6 +1,6 @@
 // Package boundary owns the compression trigger and the backward boundary
 // walk of stagewise's compressHistoryInternal (base-agent.ts at e3e125281a27,
-// spec stagewise.md §3). It works on per-message token estimates and knows
+// spec stagewise.md §3, and agent-core's at v1.29.0 under its profiles). It works on per-message token estimates and knows
 // nothing about message content: the caller estimates each message (the
 // estimator lives elsewhere) and passes the numbers in, oldest first.
 //
@@ -15,6 +15,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 // Params are the knobs of the trigger and the walk.
@@ -38,24 +40,37 @@ type Params struct {
 	// DefaultContextWindow is the window the walk uses when the model lookup
 	// failed.
 	DefaultContextWindow int
+	// SkipAbsent: a message given as absent (a falsy history entry) is
+	// passed over, neither counted nor tested against the floor or the
+	// start (agent-core releases).
+	SkipAbsent bool
+	// NeedBoundaryID: a boundary message whose id is falsy ends the
+	// compression before anything is sent (agent-core releases).
+	NeedBoundaryID bool
 }
 
-// Agents and profiles. The two tables are the only places where the
+// Agents and generations. The two tables are the only places where the
 // variants differ; everything else is common.
 const (
 	AgentBase = "base"
 	AgentChat = "chat"
 
-	ProfileE3E  = "e3e"
-	ProfileHead = "head"
+	// ProfileE3E and ProfileHead are the generations of internal/upstream;
+	// every profile name and alias of it is accepted.
+	ProfileE3E  = upstream.GenE3E
+	ProfileHead = upstream.GenHead
 )
 
 // profileTable holds what depends on the upstream version.
 var profileTable = map[string]struct {
 	hardCap float64
+	// skipAbsent and needID: the agent-core walk passes over a falsy
+	// history entry (`if (!histEntry) continue`) and gives up when the
+	// boundary message's id is falsy (`if (!boundaryMessageId) return`).
+	skipAbsent, needID bool
 }{
 	ProfileE3E:  {hardCap: 200_000}, // raised from 100k in 507a2aa21
-	ProfileHead: {hardCap: 100_000},
+	ProfileHead: {hardCap: 100_000, skipAbsent: true, needID: true},
 }
 
 // agentTable holds what depends on the agent: the base agent's config
@@ -77,33 +92,35 @@ var common = Params{
 	DefaultContextWindow: 100_000,
 }
 
-// DefaultParams returns the base agent's parameters for profile ("e3e" or
-// "head").
+// DefaultParams returns the base agent's parameters for profile (a name
+// or alias of internal/upstream).
 func DefaultParams(profile string) (Params, error) {
 	return AgentParams(profile, AgentBase)
 }
 
 // AgentParams returns the parameters of agent ("base" or "chat") at
-// profile ("e3e" or "head"). MinUncompressed is left unset; DefaultMin is
+// profile (a name or alias of internal/upstream). MinUncompressed is left unset; DefaultMin is
 // the agent's value.
 func AgentParams(profile, agent string) (Params, error) {
-	pr, ok := profileTable[profile]
-	if !ok {
-		return Params{}, fmt.Errorf("unknown profile %q (want %s)", profile, strings.Join(Profiles(), " or "))
+	gen, err := upstream.Gen(profile)
+	if err != nil {
+		return Params{}, err
 	}
+	pr := profileTable[gen]
 	ag, ok := agentTable[agent]
 	if !ok {
 		return Params{}, fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(Agents(), " or "))
 	}
 	p := common
 	p.HardCap = pr.hardCap
+	p.SkipAbsent, p.NeedBoundaryID = pr.skipAbsent, pr.needID
 	p.Threshold = ag.threshold
 	p.DefaultMin = ag.min
 	return p, nil
 }
 
-// Profiles lists the known profiles, sorted.
-func Profiles() []string { return slices.Sorted(maps.Keys(profileTable)) }
+// Profiles lists the known profile names and aliases.
+func Profiles() []string { return upstream.Names() }
 
 // Agents lists the known agents, sorted.
 func Agents() []string { return slices.Sorted(maps.Keys(agentTable)) }

@@ -12,6 +12,10 @@ const (
 	// KindSkipBoundaryLT1: the boundary came out below 1, so there is
 	// nothing before it to compress.
 	KindSkipBoundaryLT1 = "skip-boundary-lt-1"
+	// KindSkipNoBoundaryID: the boundary message has no id (a falsy one,
+	// or the entry itself is absent), and agent-core releases give up
+	// there (Params.NeedBoundaryID).
+	KindSkipNoBoundaryID = "skip-boundary-no-id"
 )
 
 // Why the walk stopped, for Result.StopReason.
@@ -27,16 +31,21 @@ const (
 	StopStart = "start"
 	// StopEmpty: there were no messages to walk.
 	StopEmpty = "empty"
+	// StopPassedStart: message 0 was absent and passed over
+	// (Params.SkipAbsent), so the walk ran off the start untested.
+	StopPassedStart = "passed-start"
 )
 
 // Result is the outcome of one walk. The first six fields are the ones
 // the conformance vectors' "expected" object holds, under the same JSON
 // names; the rest are there to explain the decision.
 type Result struct {
-	// Kind is KindCompress, KindSkipAllFit or KindSkipBoundaryLT1.
+	// Kind is KindCompress, KindSkipAllFit, KindSkipBoundaryLT1 or
+	// KindSkipNoBoundaryID.
 	Kind string `json:"result"`
 	// BoundaryIndex is the index of the boundary message (it is not
-	// compressed, everything before it is); nil unless Kind is compress.
+	// compressed, everything before it is); nil unless Kind is compress
+	// or skip-boundary-no-id.
 	BoundaryIndex *int `json:"boundaryIndex"`
 	// KeptCount is len - BoundaryIndex; nil unless Kind is compress.
 	KeptCount *int `json:"keptCount"`
@@ -56,17 +65,34 @@ type Result struct {
 	// WindowFromLookup is false when the lookup failed and ContextWindow is
 	// Params.DefaultContextWindow.
 	WindowFromLookup bool `json:"windowFromLookup"`
-	// StopReason is StopBudget, StopFloor, StopStart or StopEmpty.
+	// StopReason is StopBudget, StopFloor, StopStart, StopEmpty or
+	// StopPassedStart.
 	StopReason string `json:"stopReason"`
 	// StopIndex is the message the walk stopped at (see StopReason); nil
 	// for an empty history.
 	StopIndex *int `json:"stopIndex"`
+	// Absent counts the messages passed over as absent
+	// (Params.SkipAbsent); omitted when none was.
+	Absent int `json:"absentMessages,omitempty"`
 	// KeptTokens is the accumulated estimate when the walk stopped: the
 	// messages after StopIndex for StopBudget, from StopIndex on otherwise.
 	// NaN once any of them was NaN. In JSON, non-finite values are the
 	// strings "NaN", "Infinity" and "-Infinity".
 	KeptTokens float64 `json:"keptTokens"`
 }
+
+// Entries are what the agent-core walk reads of each message besides its
+// estimate, oldest first; nil slices mean every message is present and
+// has an id.
+type Entries struct {
+	// Absent marks falsy history entries (null, undefined).
+	Absent []bool
+	// NoID marks messages whose id is falsy.
+	NoID []bool
+}
+
+func (e Entries) absent(i int) bool { return i < len(e.Absent) && e.Absent[i] }
+func (e Entries) noID(i int) bool   { return e.absent(i) || (i < len(e.NoID) && e.NoID[i]) }
 
 // Walk runs the backward boundary walk of compressHistoryInternal (spec §3,
 // steps 2-4) over tokens, the estimate of each message, oldest first.
@@ -101,6 +127,15 @@ type Result struct {
 // fires either. Infinities follow IEEE arithmetic the same way (+Inf busts
 // any finite budget; +Inf and -Inf together make NaN).
 func Walk(tokens []float64, contextWindow *int, p Params) Result {
+	return WalkEntries(tokens, Entries{}, contextWindow, p)
+}
+
+// WalkEntries is Walk with what the agent-core releases also look at:
+// with p.SkipAbsent an absent message is passed over (not added, and the
+// floor and start tests are not made at it, so an absent message 0 lets
+// the walk run off the start); with p.NeedBoundaryID a boundary at a
+// message without an id gives KindSkipNoBoundaryID.
+func WalkEntries(tokens []float64, e Entries, contextWindow *int, p Params) Result {
 	ctx, fromLookup := p.DefaultContextWindow, false
 	if contextWindow != nil {
 		ctx, fromLookup = *contextWindow, true
@@ -124,6 +159,13 @@ func Walk(tokens []float64, contextWindow *int, p Params) Result {
 
 	b, acc := n, 0.0
 	for i := n - 1; i >= 0; i-- {
+		if p.SkipAbsent && e.absent(i) {
+			r.Absent++
+			if i == 0 {
+				r.StopReason = StopPassedStart
+			}
+			continue
+		}
 		t := tokens[i]
 		if acc+t > budget {
 			b = i + 1
@@ -150,6 +192,11 @@ func Walk(tokens []float64, contextWindow *int, p Params) Result {
 	}
 	if b < 1 {
 		r.Kind = KindSkipBoundaryLT1
+		return r
+	}
+	if p.NeedBoundaryID && e.noID(b) {
+		r.Kind = KindSkipNoBoundaryID
+		r.BoundaryIndex = ptr(b)
 		return r
 	}
 	r.Kind = KindCompress

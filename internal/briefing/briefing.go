@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 // DefaultTargetChars is the prompt's COMPRESSION_TARGET_CHARS.
@@ -41,8 +42,9 @@ const MinChars = 30
 type Options struct {
 	// TargetChars is the size target in UTF-16 units; 0 means 30000.
 	TargetChars int
-	// Profile is the upstream prompt version: "e3e" (the default) ends the
-	// briefing with "## Current working state"; "head" ends the last section
+	// Profile is the upstream profile (a name or alias of
+	// internal/upstream): e3e's prompt (the default) ends the briefing with
+	// "## Current working state"; head's (v1.29.0) ends the last section
 	// with its status instead.
 	Profile string
 }
@@ -58,8 +60,14 @@ var profiles = map[string]profile{
 	"head": {statusLine: true},
 }
 
+// profileFor is the rules of the named profile's generation (any name or
+// alias of internal/upstream); e3e's for an unknown name.
 func profileFor(name string) profile {
-	if p, ok := profiles[strings.ToLower(strings.TrimSpace(name))]; ok {
+	n := strings.TrimSpace(name)
+	if gen, err := upstream.Gen(n); err == nil {
+		n = gen
+	}
+	if p, ok := profiles[strings.ToLower(n)]; ok {
 		return p
 	}
 	return profiles["e3e"]

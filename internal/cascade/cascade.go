@@ -100,6 +100,9 @@ type Attempt struct {
 	// was made.
 	Cached   bool    `json:"cached,omitempty"`
 	SavedUSD float64 `json:"savedUsd,omitempty"`
+	// Unsettled: the attempt timed out and its aborted request had not
+	// settled within Settings.AbortGrace, so the cascade stopped there.
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // Outcome is the result of a cascade run. Text is the trimmed answer of the
@@ -139,7 +142,9 @@ func (e *FailedError) Sent() bool {
 
 func (e *FailedError) Error() string {
 	var b strings.Builder
-	if len(e.Attempts) == 1 {
+	if n := len(e.Attempts); n > 0 && e.Attempts[n-1].Unsettled {
+		fmt.Fprintf(&b, "history compression stopped after %s: the aborted request of %s did not settle:", pluralForm(n, "model", "models"), e.Attempts[n-1].Model)
+	} else if len(e.Attempts) == 1 {
 		b.WriteString("history compression failed with its one model:")
 	} else {
 		fmt.Fprintf(&b, "history compression failed with all %d models:", len(e.Attempts))
@@ -173,6 +178,9 @@ type Cascade struct {
 	// keyless maps the providers that need a key and have none to where
 	// it was looked for.
 	keyless map[string]ProviderConfig
+	// hosted lists the openai-compatible providers that are hosted APIs
+	// (ProviderConfig.KeyRequired).
+	hosted map[string]bool
 	// Cache, when set, answers a request made before from its record, and
 	// records every answer that is accepted (see cacheKey). Errors,
 	// timeouts and answers too short are never recorded; the builtin
@@ -186,9 +194,16 @@ type ResponseCache interface {
 	Put(key string, data []byte) error
 }
 
-// Load builds a Cascade from the configuration.
+// Load builds a Cascade from the configuration, for its profile.
 func Load(st *config.Store, getenv func(string) string) (*Cascade, error) {
-	s, err := LoadSettings(st)
+	return LoadFor(st, getenv, st.String("profile"))
+}
+
+// LoadFor builds a Cascade from the configuration for profile (a name or
+// alias of internal/upstream): its cascade and abort grace, unless the
+// configuration sets them.
+func LoadFor(st *config.Store, getenv func(string) string, profile string) (*Cascade, error) {
+	s, err := LoadSettingsFor(st, profile)
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +246,7 @@ func New(s Settings, models Models, provs []ProviderConfig) (*Cascade, error) {
 		limiters:  map[string]*rate.Limiter{},
 		rpm:       map[string]int{},
 		keyless:   map[string]ProviderConfig{},
+		hosted:    map[string]bool{},
 		redactor:  NewRedactor(),
 	}
 	for _, pc := range provs {
@@ -264,6 +280,10 @@ func (c *Cascade) addProvider(pc ProviderConfig) error {
 	delete(c.limiters, pc.Name)
 	delete(c.rpm, pc.Name)
 	delete(c.keyless, pc.Name)
+	delete(c.hosted, pc.Name)
+	if pc.KeyRequired {
+		c.hosted[pc.Name] = true
+	}
 	if pc.RPM > 0 {
 		c.limiters[pc.Name] = newLimiter(pc.RPM)
 		c.rpm[pc.Name] = pc.RPM
@@ -321,6 +341,14 @@ func (c *Cascade) ServerModel(provider, apiModel string) (string, error) {
 	}
 	c.Models = append(ms, m)
 	return m.ID, nil
+}
+
+// LocalServer reports whether the provider named is an OpenAI-compatible
+// server that is not a hosted API (key_required): a local model, which
+// replays allow more time.
+func (c *Cascade) LocalServer(provider string) bool {
+	p := c.Providers[provider]
+	return p != nil && p.Kind() == KindOpenAICompatible && !c.hosted[provider]
 }
 
 // MissingKey is a model whose provider needs an API key and has none.
@@ -439,6 +467,12 @@ func (c *Cascade) Run(ctx context.Context, in Input, order []string) (*Outcome, 
 			finish()
 			return out, nil
 		}
+		if a.Unsettled {
+			// No other model is started while the request may still run
+			// (and bill) in the background.
+			finish()
+			return out, &FailedError{Attempts: out.Attempts}
+		}
 		if err := ctx.Err(); err != nil {
 			finish()
 			return out, fmt.Errorf("history compression stopped after %d of the models: %w", len(out.Attempts), err)
@@ -524,8 +558,18 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 			}
 		}
 		t0 := time.Now()
-		res, err := p.Generate(actx, req)
+		res, unsettled, err := c.generate(actx, p, req)
 		tr.LatencyMs = time.Since(t0).Milliseconds()
+		if unsettled && ctx.Err() != nil {
+			a.Tries = append(a.Tries, tr)
+			return done(OutcomeError, ctx.Err().Error())
+		}
+		if unsettled {
+			tr.Error = fmt.Sprintf("no answer within %v, and the aborted request did not settle within %v", c.Settings.Timeout, c.Settings.AbortGrace)
+			a.Tries = append(a.Tries, tr)
+			a.Unsettled = true
+			return done(OutcomeTimeout, tr.Error+": the cascade stops")
+		}
 		if err == nil {
 			rid := c.scrub(res.RequestID)
 			tr.Status, tr.RequestID = res.HTTPStatus, rid
@@ -586,6 +630,42 @@ func (c *Cascade) attempt(ctx context.Context, in Input, id string) (Attempt, st
 			case <-t.C:
 			}
 		}
+	}
+}
+
+// generate is p.Generate(actx, req). With an abort grace, a call still
+// running when actx ends (its time is up, or the caller stopped) is given
+// Settings.AbortGrace to return; what it returns then is its result (an
+// answer that arrives within the grace is used, as upstream uses a
+// request that settles after its abort), and one that has not returned by
+// then is left behind: unsettled.
+func (c *Cascade) generate(actx context.Context, p Provider, req Request) (res *Result, unsettled bool, err error) {
+	grace := c.Settings.AbortGrace
+	if grace <= 0 {
+		res, err = p.Generate(actx, req)
+		return res, false, err
+	}
+	type result struct {
+		res *Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, e := p.Generate(actx, req)
+		done <- result{r, e}
+	}()
+	select {
+	case r := <-done:
+		return r.res, false, r.err
+	case <-actx.Done():
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.res, false, r.err
+	case <-t.C:
+		return nil, true, nil
 	}
 }
 

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 // ProviderConfig is one entry of providers: with its key resolved. Its
@@ -37,6 +39,11 @@ type ProviderConfig struct {
 	// max_completion_tokens. The openai kind always sends
 	// max_completion_tokens.
 	MaxTokensField string `json:"maxTokensField,omitempty"`
+	// KeyRequired: an openai-compatible provider that is a hosted API
+	// (DeepSeek's) rather than a local server: without its key its models
+	// are left out of the cascade, as the public APIs' are, and it is not
+	// given a local server's allowances (5-minute timeout).
+	KeyRequired bool `json:"keyRequired,omitempty"`
 	// TargetChars is the briefing size the builtin writer aims at.
 	TargetChars int `json:"targetChars,omitempty"`
 	// HTTPClient is the base client; nil: a client with its own transport.
@@ -74,7 +81,7 @@ var kindDefaults = map[string]struct {
 }
 
 var providerKeys = map[string]bool{
-	"kind": true, "base_url": true, "api_key_env": true, "api_key": true, "rpm": true, "max_tokens_field": true,
+	"kind": true, "base_url": true, "api_key_env": true, "api_key": true, "rpm": true, "max_tokens_field": true, "key_required": true,
 }
 
 // LoadProviders reads the providers: section of st. getenv supplies the
@@ -115,7 +122,7 @@ func LoadProviders(st *config.Store, getenv func(string) string) ([]ProviderConf
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
-			return nil, fmt.Errorf("providers.%s: unknown key %s (known: kind, base_url, api_key_env, api_key, rpm, max_tokens_field)", name, strings.Join(unknown, ", "))
+			return nil, fmt.Errorf("providers.%s: unknown key %s (known: kind, base_url, api_key_env, api_key, rpm, max_tokens_field, key_required)", name, strings.Join(unknown, ", "))
 		}
 		key := func(k string) string { return "providers" + config.Delim + name + config.Delim + k }
 		pc := ProviderConfig{
@@ -124,6 +131,13 @@ func LoadProviders(st *config.Store, getenv func(string) string) ([]ProviderConf
 			BaseURL:        st.String(key("base_url")),
 			RPM:            st.Int(key("rpm")),
 			MaxTokensField: st.String(key("max_tokens_field")),
+		}
+		if v := st.Get(key("key_required")); v != nil {
+			b, ok := v.(bool)
+			if !ok {
+				return nil, fmt.Errorf("providers.%s: key_required must be true or false, got %v", name, v)
+			}
+			pc.KeyRequired = b
 		}
 		if pc.Kind == "" {
 			switch name {
@@ -181,6 +195,9 @@ func resolve(pc *ProviderConfig, keyEnv, fileKey string, getenv func(string) str
 		// a key anywhere in it.
 		return fmt.Errorf("providers.%s: base_url %q is not an http(s) server root such as http://127.0.0.1:8080 (without user, password or query)", pc.Name, shownURL(pc.BaseURL, fileKey))
 	}
+	if pc.KeyRequired && pc.Kind != KindOpenAICompatible {
+		return fmt.Errorf("providers.%s: key_required applies to kind openai-compatible only (the other kinds always need their key)", pc.Name)
+	}
 	switch pc.MaxTokensField {
 	case "":
 		if pc.Kind == KindOpenAICompatible {
@@ -227,12 +244,15 @@ func shownURL(raw, key string) string {
 }
 
 // NeedsKey reports whether the provider cannot be used without an API key
-// and has none: the public APIs do; openai-compatible servers and the
-// builtin model do not.
+// and has none: the public APIs do, and openai-compatible providers marked
+// key_required; other openai-compatible servers and the builtin model do
+// not.
 func (p ProviderConfig) NeedsKey() bool {
 	switch p.Kind {
 	case KindGemini, KindOpenAI, KindAnthropic:
 		return p.APIKey == ""
+	case KindOpenAICompatible:
+		return p.KeyRequired && p.APIKey == ""
 	}
 	return false
 }
@@ -289,6 +309,13 @@ type Settings struct {
 	// 0 means DefaultMaxAnswerBytes.
 	MaxAnswerBytes int
 	Retry          Retry
+	// AbortGrace: when an attempt's time runs out, the request is aborted
+	// and given this long to settle; an answer that arrives within it is
+	// used, an error goes on to the next model, and a request that has
+	// not settled by then stops the whole cascade (the agent-core
+	// releases' HISTORY_COMPRESSION_ABORT_GRACE_MS). 0: the next model is
+	// tried as soon as the request gives up (e3e).
+	AbortGrace time.Duration
 }
 
 // DefaultMaxAnswerBytes is cascade.max_answer_bytes's default: 4 MiB.
@@ -313,8 +340,15 @@ type Retry struct {
 
 // DefaultSettings are upstream's (e3e) values.
 func DefaultSettings() Settings {
+	return SettingsOf(upstream.Catalogs[upstream.GenE3E])
+}
+
+// SettingsOf are upstream's values with the cascade and abort grace of
+// catalogue cat.
+func SettingsOf(cat upstream.Catalog) Settings {
 	return Settings{
-		Models:          []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5"},
+		Models:          slices.Clone(cat.Cascade),
+		AbortGrace:      cat.AbortGrace,
 		Timeout:         30 * time.Second,
 		Temperature:     0.1,
 		MaxOutputTokens: 20000,
@@ -324,13 +358,31 @@ func DefaultSettings() Settings {
 	}
 }
 
-// LoadSettings reads the cascade: section of st; absent keys keep the
-// defaults.
+// LoadSettings reads the cascade: section of st for the configured
+// profile; see LoadSettingsFor.
 func LoadSettings(st *config.Store) (Settings, error) {
-	s := DefaultSettings()
+	return LoadSettingsFor(st, st.String("profile"))
+}
+
+// LoadSettingsFor reads the cascade: section of st. The models and the
+// abort grace are the profile's (its generation's catalogue in
+// internal/upstream) unless the configuration sets them; other absent keys
+// keep the defaults.
+func LoadSettingsFor(st *config.Store, profile string) (Settings, error) {
+	if profile == "" {
+		profile = upstream.Default
+	}
+	cat, err := upstream.CatalogOf(profile)
+	if err != nil {
+		return Settings{}, fmt.Errorf("profile: %w", err)
+	}
+	s := SettingsOf(cat)
 	key := func(k string) string { return "cascade" + config.Delim + k }
-	if st.IsSet(key("models")) {
+	if st.IsSet(key("models")) && st.Source(key("models")) != "default" {
 		s.Models = st.Strings(key("models"))
+	}
+	if st.IsSet(key("abort_grace")) {
+		s.AbortGrace = st.Duration(key("abort_grace"))
 	}
 	if st.IsSet(key("timeout")) {
 		s.Timeout = st.Duration(key("timeout"))
@@ -381,6 +433,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("cascade.max_tries must be ≥ 1, got %d", s.Retry.MaxTries)
 	case s.Retry.BaseDelay < 0 || s.Retry.MaxDelay < 0:
 		return fmt.Errorf("cascade.backoff_base and backoff_max must be ≥ 0")
+	case s.AbortGrace < 0:
+		return fmt.Errorf("cascade.abort_grace must be ≥ 0, got %v", s.AbortGrace)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/compactlab/compact/internal/config"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 func envMap(m map[string]string) func(string) string {
@@ -26,7 +27,8 @@ func TestDefaultConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5", "claude-sonnet-4.6", "claude-opus-4.6", "gpt-5.4", "gpt-5.4-mini", "gemini-3.1-pro", "gemini-3.1-flash", "builtin"} {
+	for _, id := range []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5", "claude-sonnet-4.6", "claude-opus-4.6", "gpt-5.4", "gpt-5.4-mini", "gemini-3.1-pro", "gemini-3.1-flash", "builtin",
+		"default", "deepseek-v4-pro", "deepseek-v4-flash", "gpt-5.6-luna"} {
 		m, ok := ms.Lookup(id)
 		if !ok {
 			t.Errorf("model %s missing", id)
@@ -44,10 +46,11 @@ func TestDefaultConfig(t *testing.T) {
 			}
 		}
 	}
-	// The context window table of compression: and the model table agree.
-	for id, cw := range st.ContextWindows() {
-		if m, ok := ms.Lookup(id); ok && m.ContextWindow != cw {
-			t.Errorf("%s: context_windows %d, models %d", id, cw, m.ContextWindow)
+	// The models the v1.29.0 cascade adds have the app's context windows.
+	head := upstream.Catalogs[upstream.GenHead]
+	for _, id := range head.Cascade {
+		if m, ok := ms.Lookup(id); !ok || m.ContextWindow != head.Windows[id] {
+			t.Errorf("%s: model %+v, window %d in the catalogue", id, m, head.Windows[id])
 		}
 	}
 	s, err := LoadSettings(st)
@@ -77,6 +80,7 @@ func TestDefaultConfig(t *testing.T) {
 		"gemini":    "gemini https://generativelanguage.googleapis.com env GEMINI_API_KEY",
 		"openai":    "openai https://api.openai.com env OPENAI_API_KEY",
 		"anthropic": "anthropic https://api.anthropic.com missing: ANTHROPIC_API_KEY, providers.anthropic.api_key",
+		"deepseek":  "openai-compatible https://api.deepseek.com/v1 missing: DEEPSEEK_API_KEY, providers.deepseek.api_key",
 		"builtin":   "builtin  ",
 	}
 	if d := cmp.Diff(wantP, got); d != "" {

@@ -3,10 +3,12 @@
 // OpenAI and OpenAI-compatible servers (github.com/sashabaranov/go-openai),
 // Anthropic (github.com/anthropics/anthropic-sdk-go/v2) and an offline
 // builtin writer, a model table with per-model parameter support and prices,
-// and the cascade of upstream's compressHistoryInternal (stagewise e3e,
-// history-compression/index.ts): the models are tried in order, each with its
-// own time budget, until one answers with at least MinOutputChars UTF-16
-// units of trimmed text.
+// and the cascade of upstream's compressHistoryInternal
+// (history-compression/index.ts of the profile's release, internal/upstream):
+// the models are tried in order, each with its own time budget, until one
+// answers with at least MinOutputChars UTF-16 units of trimmed text; under
+// the agent-core releases a request that does not settle within the abort
+// grace after its timeout stops the cascade.
 //
 // API keys never leave a provider: results, errors, attempt records, dry-run
 // descriptions and String forms carry "[redacted]" or the name of the

@@ -19,6 +19,7 @@ import (
 	"math"
 
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 // Constants of the estimate.
@@ -38,11 +39,23 @@ type Profile struct {
 	EnvState bool
 }
 
-// Profiles by upstream version.
-var Profiles = map[string]Profile{
-	"e3e":  {EnvSnapshot: true},
-	"head": {EnvState: true},
+// byGen holds the estimate of each generation of internal/upstream.
+var byGen = map[string]Profile{
+	upstream.GenE3E:  {EnvSnapshot: true},
+	upstream.GenHead: {EnvState: true},
 }
+
+// Profiles by every profile name and alias of internal/upstream.
+var Profiles = func() map[string]Profile {
+	out := map[string]Profile{}
+	for _, r := range upstream.Releases {
+		out[r.Name] = byGen[r.Gen]
+		for _, a := range r.Aliases {
+			out[a] = byGen[r.Gen]
+		}
+	}
+	return out
+}()
 
 // MessageTokens is estimateMessageTokens(msg) of the e3e reference.
 func MessageTokens(msg history.Value) (float64, error) {

@@ -23,6 +23,7 @@ import (
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/serialize"
 	"github.com/compactlab/compact/internal/store"
+	"github.com/compactlab/compact/internal/upstream"
 )
 
 // Options of one run.
@@ -33,7 +34,8 @@ type Options struct {
 	// -1 takes the chat as it stands.
 	At int
 	// ContextWindow overrides the model lookup; nil looks the chat's
-	// active model up in Windows (a model not there is a failed lookup).
+	// active model (and its provider instance) up in Windows with
+	// upstream.LookupWindow (a model not there is a failed lookup).
 	ContextWindow *int
 	Windows       map[string]int
 	Params        boundary.Params
@@ -52,7 +54,10 @@ type Result struct {
 	ChatID      string `json:"chatId"`
 	Title       string `json:"title"`
 	ActiveModel string `json:"activeModel"`
-	Messages    int    `json:"messages"`
+	// ProviderInstance is the chat's active_provider_instance_id, "" when
+	// it has none.
+	ProviderInstance string `json:"providerInstance,omitempty"`
+	Messages         int    `json:"messages"`
 	// UsedTokensFrom says where the trigger's figure came from: the
 	// used_tokens column (the last step's usage) or, for --at, the sum of
 	// the estimates up to that message.
@@ -118,7 +123,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		msgs = msgs[:opts.At+1]
 	}
-	res := &Result{ChatID: det.ID, Title: det.Title, ActiveModel: det.ActiveModelID, Messages: len(msgs)}
+	res := &Result{ChatID: det.ID, Title: det.Title, ActiveModel: det.ActiveModelID, ProviderInstance: det.ActiveProviderInstanceID, Messages: len(msgs)}
 
 	// The estimates, as the walk computes them; a throw aborts upstream.
 	res.Estimates = make([]float64, len(msgs))
@@ -131,8 +136,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	window := opts.ContextWindow
-	if window == nil && det.ActiveModelID != "" {
-		if n, ok := opts.Windows[strings.ToLower(det.ActiveModelID)]; ok {
+	if window == nil {
+		if n, ok := upstream.LookupWindow(opts.Windows, det.ActiveModelID, det.ActiveProviderInstanceID); ok {
 			window = &n
 		}
 	}
@@ -146,7 +151,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.UsedTokensFrom = "sum of message estimates"
 	}
 	res.Trigger = boundary.ExplainTrigger(used, window, opts.Params)
-	res.Walk = boundary.Walk(res.Estimates, window, opts.Params)
+	res.Walk = boundary.WalkEntries(res.Estimates, boundary.EntriesOf(msgs), window, opts.Params)
 	if res.Skipped() {
 		return res, nil
 	}

@@ -2,6 +2,8 @@ package prompt
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -402,6 +404,22 @@ func (p *Pack) MarshalPackJSON() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// Hash identifies the pack's text: the sha256, in hex, of its system
+// prompt, a NUL byte and its pack.json (MarshalPackJSON), what Save
+// writes. `compact prompt import` prints it, and internal/upstream records
+// it for every profile's prompt.ts.
+func (p *Pack) Hash() (string, error) {
+	js, err := p.MarshalPackJSON()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(p.SystemPrompt))
+	h.Write([]byte{0})
+	h.Write(js)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Save writes p into directory dir (created if needed). Each file is written

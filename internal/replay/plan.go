@@ -28,6 +28,9 @@ type PlanOptions struct {
 	Config *config.Store
 	// Getenv reads the keys and the environment (nil: os.Getenv).
 	Getenv func(string) string
+	// Profile is the upstream profile whose cascade and abort grace apply
+	// (internal/upstream; "": the configuration's).
+	Profile string
 	// Wire, when set, is called on the cascade once it is loaded: it
 	// connects the builtin model to its briefing writer.
 	Wire func(*cascade.Cascade)
@@ -82,7 +85,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
-	c, err := cascade.Load(st, getenv)
+	profile := o.Profile
+	if profile == "" {
+		profile = st.String("profile")
+	}
+	c, err := cascade.LoadFor(st, getenv, profile)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +118,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 				return nil, fmt.Errorf("--api-model goes with --base-url or with --model naming a configured server; %s is a model of the table (api model %s)", m.ID, m.APIModel)
 			}
 			p.Order, p.Run = []string{m.ID}, m.ID
-			server = c.Providers[m.Provider] != nil && c.Providers[m.Provider].Kind() == cascade.KindOpenAICompatible
+			server = c.LocalServer(m.Provider)
 			break
 		}
 		id, err := serverModel(c, o.Model, o.APIModel)

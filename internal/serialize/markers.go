@@ -369,3 +369,11 @@ func markWatcher(b []byte, t toolPart) ([]byte, error) {
 	b = appendEsc(b, t.out.Get("session_id"))
 	return append(b, ']'), nil
 }
+
+// markObjectToString is the browser host's "serializer" for a tool named
+// toString: the registry is a plain object, so its lookup finds
+// Object.prototype.toString, and calling it with no receiver returns
+// "[object Undefined]".
+func markObjectToString(b []byte, _ toolPart) ([]byte, error) {
+	return append(b, "[object Undefined]"...), nil
+}

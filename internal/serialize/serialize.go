@@ -312,21 +312,34 @@ func (w *writer) assistantPart(b []byte, part, t history.Value, i int) ([]byte, 
 		return b, false
 	}
 	name := typ[len("tool-"):]
-	if w.p.OutputOnlyWhenAvailable[name] && !tp.available {
+	if w.p.OutputOnlyWhenAvailable && !tp.available {
 		tp.out = history.Value{}
 	}
 	mark, ok := w.p.Markers[name]
 	if !ok {
-		b = append(b, "[tool-"...)
-		b = append(b, name...)
-		b = tp.appendErr(b)
-		return append(b, ']'), true
+		return appendGeneric(b, name, tp), true
 	}
 	nb, err := callMarker(mark, b, tp)
 	if err != nil {
+		if w.p.HostMarkers[name] {
+			// The host's serializer threw: agent-core catches it and
+			// falls back to the generic marker.
+			if err.limit {
+				w.report(i, "written as the generic [tool-"+name+"] marker: "+err.msg)
+			}
+			return appendGeneric(b, name, tp), true
+		}
 		return w.partError(b, part, i, err), true
 	}
 	return nb, true
+}
+
+// appendGeneric writes the generic marker [tool-X{err}].
+func appendGeneric(b []byte, name string, tp toolPart) []byte {
+	b = append(b, "[tool-"...)
+	b = append(b, name...)
+	b = tp.appendErr(b)
+	return append(b, ']')
 }
 
 // callMarker runs a marker, turning what it throws (returned, or panicked

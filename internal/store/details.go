@@ -14,12 +14,15 @@ type Details struct {
 	ActiveModelID string // "" when the column is missing or NULL
 	UsedTokens    int64  // used_tokens: usage.totalTokens of the last step
 	HasUsedTokens bool
+	// ActiveProviderInstanceID is the provider instance the chat's model
+	// runs on (schema v10 on); "" when the column is missing or NULL.
+	ActiveProviderInstanceID string
 }
 
 // ChatDetails reads one chat's details by column name.
 func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) {
 	cols := []string{"id", "title"}
-	for _, c := range []string{"active_model_id", "used_tokens"} {
+	for _, c := range []string{"active_model_id", "used_tokens", "active_provider_instance_id"} {
 		if hasColumn(s.schema, TableInstances, c) {
 			cols = append(cols, c)
 		} else {
@@ -39,6 +42,7 @@ func (s *Snap) ChatDetails(ctx context.Context, chatID string) (Details, error) 
 		if !st.isNull(3) {
 			d.UsedTokens, d.HasUsedTokens = integerOf(st, 3), true
 		}
+		d.ActiveProviderInstanceID, _ = textOf(st, 4, nil)
 		return nil
 	})
 	if err != nil {

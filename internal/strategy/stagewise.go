@@ -218,6 +218,23 @@ func (s *stagewise) viewEstimates() (ests []float64, throwAt int) {
 	return ests, throwAt
 }
 
+// viewEntries says which messages of the view have no id, for the
+// agent-core walk (boundary.Params.NeedBoundaryID): a stagewise message
+// whose stored id is falsy. Messages of other agents' histories count as
+// having one.
+func (s *stagewise) viewEntries(hist []Message) boundary.Entries {
+	if !s.params.NeedBoundaryID {
+		return boundary.Entries{}
+	}
+	e := boundary.Entries{NoID: make([]bool, len(s.walk)-s.pos)}
+	for j, k := range s.walk[s.pos:] {
+		if hist[k].Raw != nil {
+			e.NoID[j] = !s.vals[k].Get("id").Truthy()
+		}
+	}
+	return e
+}
+
 func (s *stagewise) recomputeView() {
 	s.viewSum = 0
 	for j, k := range s.walk[s.pos:] {
@@ -263,7 +280,7 @@ func (s *stagewise) Step(ctx context.Context, hist []Message, i int, sum Summari
 		r.Note = fmt.Sprintf("estimateMessageTokens throws on message %d (%s): the app aborts this compression", throwAt, hist[throwAt].ID)
 		return r, nil
 	}
-	w := boundary.Walk(ests, &window, s.params)
+	w := boundary.WalkEntries(ests, s.viewEntries(hist), &window, s.params)
 	if w.Kind != boundary.KindCompress {
 		r.Note = "walk: " + w.Kind
 		return r, nil

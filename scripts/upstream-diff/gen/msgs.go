@@ -134,7 +134,10 @@ func (g *gen) value(depth int) jv {
 	}
 }
 
-var oddKeys = []string{"a", "b", "10", "2", "01", "-1", "4294967294", "4294967295", "x.y", "a\\b", "", " ", "é", "0"}
+// oddKeys: "toString" holding a value that is not a function makes
+// String() of the object throw (no primitive), as a host serializer meets
+// it in an answer or a title.
+var oddKeys = []string{"a", "b", "10", "2", "01", "-1", "4294967294", "4294967295", "x.y", "a\\b", "", " ", "é", "0", "toString", "valueOf"}
 
 func (g *gen) object(depth int, keys []string) jObj {
 	o := jObj{}
@@ -164,7 +167,10 @@ func (g *gen) maybe(pct int, v jv) jv {
 
 var toolNames = []string{"read", "multiEdit", "write", "copy", "delete", "createShellSession", "executeShellCommand",
 	"executeSandboxJs", "grepSearch", "glob", "getLintingDiagnostics", "listLibraryDocs", "searchInLibraryDocs",
-	"askUserQuestions", "ls", "mkdir", "readConsoleLogs", "updateWorkspaceMd", "listFiles", "createWatcherSession", "", "x"}
+	"askUserQuestions", "ls", "mkdir", "readConsoleLogs", "updateWorkspaceMd", "listFiles", "createWatcherSession", "", "x",
+	// Names a plain object's prototype answers: the agent-core host's
+	// registry is one (toString gives "[object Undefined]").
+	"toString", "constructor", "valueOf", "__proto__", "hasOwnProperty"}
 
 var states = []string{"output-available", "output-error", "output-denied", "input-available", "input-streaming", "approval-requested"}
 

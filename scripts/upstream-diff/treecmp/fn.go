@@ -14,10 +14,15 @@ import (
 // fnCompare runs compact's serialize and tokens commands on every input line
 // of IN (the generator's fn.jsonl) and compares with the oracle's answers
 // (ORACLE, same order). It prints "<class>\t<name>\t<detail>" per difference
-// and returns how many inputs it compared and how many differ.
+// and returns how many inputs it compared and how many differ. UD_PROFILE,
+// when set, is passed to both commands as --profile.
 //
 //	treecmp fn COMPACT IN ORACLE
 func fnCompare(bin, in, oracle string) (int, int) {
+	var prof []string
+	if p := os.Getenv("UD_PROFILE"); p != "" {
+		prof = []string{"--profile", p}
+	}
 	ins := readJSONL(in)
 	outs := readJSONL(oracle)
 	if len(ins) != len(outs) {
@@ -42,7 +47,7 @@ func fnCompare(bin, in, oracle string) (int, int) {
 		n++
 		switch op {
 		case "serialize":
-			args := []string{"serialize"}
+			args := append([]string{"serialize"}, prof...)
 			if rs := v["resolvedSlash"]; len(rs) > 0 && string(rs) != "null" {
 				f := filepath.Join(tmp, "slash.json")
 				_ = os.WriteFile(f, rs, 0o644)
@@ -59,7 +64,7 @@ func fnCompare(bin, in, oracle string) (int, int) {
 				fmt.Printf("fn-serialize:%s vs %s\t%s\tupstream %q | compact %q (exit %d %s)\n", shape(l1), shape(l2), name, clip(l1), clip(l2), code, oneLine(errOut))
 			}
 		case "estimate", "estimateEach":
-			got, errOut, code := runBin(bin, raw, "tokens")
+			got, errOut, code := runBin(bin, raw, append([]string{"tokens"}, prof...)...)
 			var exp []any
 			if op == "estimate" {
 				var one any
