@@ -10,13 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/compactlab/compact/internal/bundle"
-	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/prompt"
 )
 
@@ -146,38 +143,7 @@ func TestExtractConformance(t *testing.T) {
 	for _, c := range loadCases(t) {
 		for _, mode := range c.Modes {
 			t.Run(c.Name+"/"+mode, func(t *testing.T) {
-				home, cwd := t.TempDir(), t.TempDir()
-				db := filepath.Join(home, ".config", extract.Channels[c.DBChannel], "stagewise", "agents", "instances.sqlite")
-				copyFile(t, filepath.Join(conformanceDir, c.Name, "input", "instances.sqlite"), db)
-				args := []string{"extract", "--source", mode, "--pack", pack,
-					"--out", filepath.Join(cwd, "experiments-data", "history-compression", c.Channel)}
-				for _, a := range c.Argv {
-					args = append(args, strings.ReplaceAll(a, "$SKILLS", skills))
-				}
-				env := map[string]string{"HOME": home}
-				for k, v := range c.Env {
-					env[k] = v
-				}
-				io, _, stdout, stderr := iostreams.Test()
-				code := RunEnv(io, args, func(k string) string { return env[k] })
-
-				expDir := filepath.Join(conformanceDir, c.Name, "expected", mode)
-				wantCode, _ := strconv.Atoi(strings.TrimSpace(string(mustRead(t, filepath.Join(expDir, "exit_code.txt")))))
-				// The one deviation in exit status: a database that is not
-				// there is a usage error in compact (exit 2, as every
-				// path given that is not there), where upstream exits 1.
-				if wantCode == 1 && (c.Name == "cli-db-not-found" || c.Name == "cli-invalid-channel") {
-					wantCode = exitUsage
-				}
-				if code != wantCode {
-					t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, wantCode, stdout, stderr)
-				}
-				want := readLines(t, filepath.Join(expDir, "manifest.txt"))
-				got := manifest(t, filepath.Join(cwd, "experiments-data"))
-				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Errorf("tree differs from upstream:\n%s", lineDiff(want, got))
-					diffFiles(t, filepath.Join(expDir, "experiments-data"), filepath.Join(cwd, "experiments-data"), want)
-				}
+				runUpstreamCase(t, filepath.Join(conformanceDir, c.Name), c, skills, pack, mode, mode)
 			})
 		}
 	}

@@ -4,12 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/compactlab/compact/internal/extract"
-	"github.com/compactlab/compact/internal/iostreams"
 )
 
 const upstreamV129Dir = "../testdata/upstream/v1.29.0/extract"
@@ -48,35 +44,11 @@ func TestExtractUpstreamV129(t *testing.T) {
 			for _, mode := range c.Modes {
 				n++
 				t.Run(c.Name+"/"+mode+"."+host, func(t *testing.T) {
-					home, cwd := t.TempDir(), t.TempDir()
-					db := filepath.Join(home, ".config", extract.Channels[c.DBChannel], "stagewise", "agents", "instances.sqlite")
-					copyFile(t, filepath.Join(dir, "input", "instances.sqlite"), db)
-					args := []string{"extract", "--source", mode, "--pack", pack, "--profile", c.Profiles[host],
-						"--out", filepath.Join(cwd, "experiments-data", "history-compression", c.Channel)}
-					for _, a := range c.Argv {
-						args = append(args, strings.ReplaceAll(a, "$SKILLS", skills))
+					exp := mode + "." + host
+					if up := strings.TrimSpace(string(mustRead(t, filepath.Join(dir, "expected", exp, "exit_code.txt")))); up != "0" {
+						t.Fatalf("the upstream exited %s on this case: the cases are seeds it runs through (make-release-vectors.sh)", up)
 					}
-					env := map[string]string{"HOME": home}
-					for k, v := range c.Env {
-						env[k] = v
-					}
-					io, _, stdout, stderr := iostreams.Test()
-					code := RunEnv(io, args, func(k string) string { return env[k] })
-
-					expDir := filepath.Join(dir, "expected", mode+"."+host)
-					upCode, _ := strconv.Atoi(strings.TrimSpace(string(mustRead(t, filepath.Join(expDir, "exit_code.txt")))))
-					want := readLines(t, filepath.Join(expDir, "manifest.txt"))
-					got := manifest(t, filepath.Join(cwd, "experiments-data"))
-					if upCode != 0 {
-						t.Fatalf("the upstream exited %d on this case: the cases are seeds it runs through (make-release-vectors.sh)", upCode)
-					}
-					if code != 0 {
-						t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-					}
-					if strings.Join(got, "\n") != strings.Join(want, "\n") {
-						t.Errorf("tree differs from upstream:\n%s\nstderr: %s", lineDiff(want, got), stderr)
-						diffFiles(t, filepath.Join(expDir, "experiments-data"), filepath.Join(cwd, "experiments-data"), want)
-					}
+					runUpstreamCase(t, dir, c.confCase, skills, pack, mode, exp, "--profile", c.Profiles[host])
 				})
 			}
 		}

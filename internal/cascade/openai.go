@@ -61,7 +61,7 @@ func (o *OpenAI) Describe(req Request) DryRun {
 	switch {
 	case o.cfg.APIKey != "":
 		d.Auth = "Authorization: Bearer (" + o.cfg.KeySource + ")"
-	case o.cfg.Kind == KindOpenAICompatible:
+	case o.cfg.Kind == KindOpenAICompatible && !o.cfg.KeyRequired:
 		d.Auth = "none (" + o.cfg.KeySource + ")"
 	default:
 		d.Auth = "Authorization: Bearer (" + o.cfg.KeySource + ")"

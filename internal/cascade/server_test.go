@@ -34,6 +34,12 @@ func TestServerConfigTakesAURLAndAnOptionalKey(t *testing.T) {
 	if d := NewOpenAI(pc).Describe(Request{}); d.Auth != "none (COMPACT_API_KEY not set)" || d.URL != "http://127.0.0.1:8080/v1/chat/completions" {
 		t.Errorf("describe: auth %q url %q", d.Auth, d.URL)
 	}
+	// A hosted compatible API that needs its key (deepseek) says which
+	// header the key would go in, even while the key is missing.
+	hosted := ProviderConfig{Name: "deepseek", Kind: KindOpenAICompatible, BaseURL: "https://api.deepseek.com/v1", KeyRequired: true, KeySource: "missing: DEEPSEEK_API_KEY"}
+	if d := NewOpenAI(hosted).Describe(Request{}); d.Auth != "Authorization: Bearer (missing: DEEPSEEK_API_KEY)" {
+		t.Errorf("describe, key required: auth %q", d.Auth)
+	}
 	env[ServerKeyEnv] = compatKey
 	pc, err = ServerConfig("https://openrouter.example/api/v1", getenv)
 	if err != nil || pc.APIKey != compatKey || pc.KeySource != "env "+ServerKeyEnv {
