@@ -142,7 +142,11 @@ rm -rf "$RESULTS/work"
   echo "  bundles compared: $bundles"
   echo "  differing bundles (or files/dirs outside bundles): $diffbundles"
   [[ $FN == 1 ]] && echo "  function-level inputs compared: $fncount, differing: $fndiff"
-  echo "  by class (count, first seeds, example):"
+  if [[ ! -s $classes ]]; then
+    echo "  by class: none (no difference, no upstream crash)"
+  else
+    echo "  by class (count, first seeds, example):"
+  fi
   sort -t$'\t' -k1,1 -s "$classes" | awk -F'\t' '
     { c[$1]++; if (!($1 in ex)) { ex[$1]=$3 "  " $4; order[++n]=$1 }; if (c[$1] <= 5) seeds[$1]=seeds[$1] (c[$1]>1?",":"") $2 }
     END { for (i=1;i<=n;i++) { k=order[i]; printf "  %5d  %s  [seeds %s]\n         %s\n", c[k], k, seeds[k], substr(ex[k],1,300) } }'
