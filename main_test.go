@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/compactlab/compact/cmd"
+	"github.com/compactlab/compact/internal/iostreams"
 )
 
 // binary is the compact binary built once for these tests.
@@ -93,8 +96,65 @@ func str(raw json.RawMessage) string {
 	return s
 }
 
+// vectorRun runs compact with stdin and args and returns stdout, stderr
+// and the exit status.
+type vectorRun func(t *testing.T, stdin string, args ...string) (string, string, int)
+
+// runInProcess runs args through cmd.RunEnv, as the binary's main does,
+// in the environment runBinary gives the binary.
+func runInProcess(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	streams, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	code := cmd.RunEnv(streams, args, func(k string) string {
+		switch k {
+		case "LC_ALL", "LC_MESSAGES", "LANG", "COMPACT_CONFIG":
+			return ""
+		}
+		return os.Getenv(k)
+	})
+	return out.String(), errOut.String(), code
+}
+
+// binaryForms picks the vectors that also go through the built binary:
+// the first two of a file and the first of each form of command line
+// (the flags given, whether there is input). Every vector runs in-process
+// through the commands; the binary adds its own reading of stdin, its
+// flags and exit status, which a vector of the same form exercises as
+// well as any other (a process for each of the 142 vectors took 18 s
+// of the package's run).
+type binaryForms struct {
+	n    int
+	seen map[string]bool
+}
+
+func (b *binaryForms) runs(stdin string, args []string) []vectorRun {
+	form := fmt.Sprint(stdin != "")
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") {
+			name, _, _ := strings.Cut(a, "=")
+			form += " " + name
+		}
+	}
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	b.n++
+	through := b.n <= 2 || !b.seen[form]
+	b.seen[form] = true
+	if through {
+		return []vectorRun{runInProcess, runBinary}
+	}
+	return []vectorRun{runInProcess}
+}
+
+// runName names a vectorRun in a failure.
+func runName(i int) string { return []string{"in-process", "binary"}[i] }
+
 // TestVectorsThroughTheBinary drives every function vector through the
-// built command line: serialize, tokens, boundary, trigger, prompt user.
+// command line: serialize, tokens, boundary, trigger, prompt user; each
+// in-process through the commands, and those binaryForms picks through
+// the built binary too.
 func TestVectorsThroughTheBinary(t *testing.T) {
 	tmp := t.TempDir()
 	pack := filepath.Join(tmp, "pack")
@@ -108,6 +168,7 @@ func TestVectorsThroughTheBinary(t *testing.T) {
 	}
 
 	t.Run("serialize", func(t *testing.T) {
+		var forms binaryForms
 		eachVector(t, "compact-history.jsonl", func(t *testing.T, v map[string]json.RawMessage) {
 			args := []string{"serialize"}
 			if string(v["resolvedSlash"]) != "null" {
@@ -117,22 +178,28 @@ func TestVectorsThroughTheBinary(t *testing.T) {
 				}
 				args = append(args, "--resolved-slash", f)
 			}
-			out, errOut, code := runBinary(t, str(v["raw"]), args...)
-			if code != 0 || out != str(v["expected"]) {
-				t.Errorf("exit %d stderr %q\ngot  %q\nwant %q", code, errOut, out, str(v["expected"]))
+			for i, run := range forms.runs(str(v["raw"]), args) {
+				out, errOut, code := run(t, str(v["raw"]), args...)
+				if code != 0 || out != str(v["expected"]) {
+					t.Errorf("%s: exit %d stderr %q\ngot  %q\nwant %q", runName(i), code, errOut, out, str(v["expected"]))
+				}
 			}
 		})
 	})
 	t.Run("tokens", func(t *testing.T) {
+		var forms binaryForms
 		eachVector(t, "estimate-message-tokens.jsonl", func(t *testing.T, v map[string]json.RawMessage) {
-			out, errOut, code := runBinary(t, str(v["raw"]), "tokens")
-			want := strings.Trim(string(v["expected"]), `"`)
-			if code != 0 || out != want {
-				t.Errorf("exit %d stderr %q: got %q want %q", code, errOut, out, want)
+			for i, run := range forms.runs(str(v["raw"]), []string{"tokens"}) {
+				out, errOut, code := run(t, str(v["raw"]), "tokens")
+				want := strings.Trim(string(v["expected"]), `"`)
+				if code != 0 || out != want {
+					t.Errorf("%s: exit %d stderr %q: got %q want %q", runName(i), code, errOut, out, want)
+				}
 			}
 		})
 	})
 	t.Run("boundary", func(t *testing.T) {
+		var forms binaryForms
 		eachVector(t, "boundary-walk.jsonl", func(t *testing.T, v map[string]json.RawMessage) {
 			args := []string{"--config", cfg, "boundary"}
 			stdin := ""
@@ -153,23 +220,26 @@ func TestVectorsThroughTheBinary(t *testing.T) {
 			if m := string(v["minUncompressedMessages"]); m != "null" {
 				args = append(args, "--min-uncompressed", m)
 			}
-			out, errOut, code := runBinary(t, stdin, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			var got, want map[string]any
-			if err := json.Unmarshal([]byte(out), &got); err != nil {
-				t.Fatal(err)
-			}
-			_ = json.Unmarshal(v["expected"], &want)
-			for k, w := range want {
-				if fmt.Sprint(got[k]) != fmt.Sprint(w) {
-					t.Errorf("%s = %v, want %v", k, got[k], w)
+			for i, run := range forms.runs(stdin, args) {
+				out, errOut, code := run(t, stdin, args...)
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", runName(i), code, errOut)
+				}
+				var got, want map[string]any
+				if err := json.Unmarshal([]byte(out), &got); err != nil {
+					t.Fatal(err)
+				}
+				_ = json.Unmarshal(v["expected"], &want)
+				for k, w := range want {
+					if fmt.Sprint(got[k]) != fmt.Sprint(w) {
+						t.Errorf("%s: %s = %v, want %v", runName(i), k, got[k], w)
+					}
 				}
 			}
 		})
 	})
 	t.Run("trigger", func(t *testing.T) {
+		var forms binaryForms
 		eachVector(t, "trigger.jsonl", func(t *testing.T, v map[string]json.RawMessage) {
 			args := []string{"--config", cfg, "trigger", "--used", string(v["usedTokens"]), "--hard-cap", string(v["hardCap"])}
 			if w := string(v["contextWindow"]); w != "null" {
@@ -180,18 +250,23 @@ func TestVectorsThroughTheBinary(t *testing.T) {
 			if th := string(v["threshold"]); th != "null" {
 				args = append(args, "--threshold="+th)
 			}
-			out, errOut, code := runBinary(t, "", args...)
-			if code != 0 || out != string(v["expected"])+"\n" {
-				t.Errorf("exit %d stderr %q: got %q want %s and a newline", code, errOut, out, v["expected"])
+			for i, run := range forms.runs("", args) {
+				out, errOut, code := run(t, "", args...)
+				if code != 0 || out != string(v["expected"])+"\n" {
+					t.Errorf("%s: exit %d stderr %q: got %q want %s and a newline", runName(i), code, errOut, out, v["expected"])
+				}
 			}
 		})
 	})
 	t.Run("prompt-user", func(t *testing.T) {
+		var forms binaryForms
 		eachVector(t, "user-message.jsonl", func(t *testing.T, v map[string]json.RawMessage) {
-			out, errOut, code := runBinary(t, str(v["compactHistory"]), "prompt", "user", "--pack", pack,
-				"--prev", string(v["previousBriefingChars"]), "--locale", str(v["locale"]))
-			if code != 0 || out != str(v["expected"]) {
-				t.Errorf("exit %d stderr %q\ngot  %q\nwant %q", code, errOut, out, str(v["expected"]))
+			args := []string{"prompt", "user", "--pack", pack, "--prev", string(v["previousBriefingChars"]), "--locale", str(v["locale"])}
+			for i, run := range forms.runs(str(v["compactHistory"]), args) {
+				out, errOut, code := run(t, str(v["compactHistory"]), args...)
+				if code != 0 || out != str(v["expected"]) {
+					t.Errorf("%s: exit %d stderr %q\ngot  %q\nwant %q", runName(i), code, errOut, out, str(v["expected"]))
+				}
 			}
 		})
 	})

@@ -96,13 +96,9 @@ func evalResults(t *testing.T, args ...string) (map[string]string, map[string]an
 // per-bundle scores of N shards are the unsharded eval's, byte for byte;
 // a sample's shards cover the sample's scores.
 func TestShardUnionReplayEval(t *testing.T) {
-	t.Parallel() // heavy and independent
-	db := shardDB(t)
+	t.Parallel()         // heavy and independent
+	_, src := shardDB(t) // extracted; read only here
 	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	if code, _, errOut := runIn(t, nil, "extract", "--db", db, "--out", src); code != 0 {
-		t.Fatalf("extract: %s", errOut)
-	}
 	whole, sharded := filepath.Join(tmp, "whole"), filepath.Join(tmp, "sharded")
 	copyTree(t, src, whole)
 	copyTree(t, src, sharded)
@@ -131,7 +127,7 @@ func TestShardUnionReplayEval(t *testing.T) {
 	if len(all) != len(bundles) {
 		t.Fatalf("eval: %d results, want %d", len(all), len(bundles))
 	}
-	for _, n := range []int{2, 5} {
+	for _, n := range shardNs() {
 		union := map[string]string{}
 		for k := range n {
 			part, sel := evalResults(t, whole, "--shard", fmt.Sprintf("%d/%d", k, n))

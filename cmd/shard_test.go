@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/compactlab/compact/internal/bundle"
+	"github.com/compactlab/compact/internal/iostreams"
 	"github.com/compactlab/compact/internal/sample"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // Tests of --shard K/N and --sample N (cmd/shardflags.go, internal/shard):
@@ -23,15 +26,50 @@ import (
 // shardChats is the size of shardDB: small, for the race detector.
 const shardChats = 12
 
-// shardDB writes a generated database of shardChats chats of 90
-// messages (one or two compression points each) and returns its path.
-func shardDB(t *testing.T) string {
+// shardShared is a generated database of shardChats chats of 90
+// messages (one or two compression points each) and its unsharded
+// extraction, made once for the tests that only read them (two tests
+// made both each) and removed by TestMain.
+var shardShared struct {
+	once      sync.Once
+	dir       string
+	db, whole string
+	err       error
+}
+
+// shardDB returns the path of shardShared's database and of its
+// unsharded extraction.
+func shardDB(t *testing.T) (db, whole string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "instances.sqlite")
-	if err := sample.Write(path, sample.Options{Chats: shardChats, MessagesPerChat: 90, Seed: 5}); err != nil {
-		t.Fatal(err)
+	s := &shardShared
+	s.once.Do(func() {
+		if s.dir, s.err = os.MkdirTemp("", "cmd-shard-"); s.err != nil {
+			return
+		}
+		s.db, s.whole = filepath.Join(s.dir, "instances.sqlite"), filepath.Join(s.dir, "whole")
+		if s.err = sample.Write(s.db, sample.Options{Chats: shardChats, MessagesPerChat: 90, Seed: 5}); s.err != nil {
+			return
+		}
+		streams, _, _, errOut := iostreams.Test()
+		if code := RunEnv(streams, []string{"extract", "--db", s.db, "--out", s.whole}, func(string) string { return "" }); code != 0 {
+			s.err = fmt.Errorf("extract: exit %d: %s", code, errOut)
+		}
+	})
+	if s.err != nil {
+		t.Fatal(s.err)
 	}
-	return path
+	return s.db, s.whole
+}
+
+// shardNs are the numbers of shards whose union is checked: 2 and 5;
+// under the race detector 5 alone, whose five shards check what two do
+// (each chat in exactly one, byte for byte) with the work of one
+// unsharded run, on one goroutine a run.
+func shardNs() []int {
+	if testfiles.Race {
+		return []int{5}
+	}
+	return []int{2, 5}
 }
 
 // chatTree reads an extract output as chat id -> the chat directory's
@@ -125,7 +163,7 @@ func sameTrees(t *testing.T, what string, got, want map[string]map[string]string
 // of a sample, of the sample's chats.
 func TestShardUnionExtract(t *testing.T) {
 	t.Parallel() // heavy and independent
-	db := shardDB(t)
+	db, wholeDir := shardDB(t)
 	tmp := t.TempDir()
 	extractTo := func(name string, args ...string) map[string]map[string]string {
 		t.Helper()
@@ -139,11 +177,11 @@ func TestShardUnionExtract(t *testing.T) {
 		}
 		return chatTree(t, out)
 	}
-	whole := extractTo("whole")
+	whole := chatTree(t, wholeDir) // extract --db db --out wholeDir
 	if len(whole) != shardChats {
 		t.Fatalf("the unsharded run wrote %d chats, want %d", len(whole), shardChats)
 	}
-	for _, n := range []int{2, 5} {
+	for _, n := range shardNs() {
 		var trees []map[string]map[string]string
 		for k := range n {
 			tr := extractTo(fmt.Sprintf("s%d-%d", n, k), "--shard", fmt.Sprintf("%d/%d", k, n))

@@ -113,6 +113,11 @@ var shared struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	for i := range firstRuns {
+		if firstRuns[i].ts != nil {
+			firstRuns[i].ts.Close()
+		}
+	}
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
 	}
@@ -170,6 +175,61 @@ func readRecord(t *testing.T, bundle, run string) *replay.Record {
 	return rec
 }
 
+// firstRun is the run of the 500 shared bundles on one provider's fake:
+// submitted in one process, then collected in another (a new cascade,
+// nothing shared but the files and the response cache). The kill test
+// checks it; the cache test reruns its answers. Each is made once: 500
+// bundles through submit and collect took three seconds a provider under
+// the race detector, and the two tests made the same run each.
+type firstRun struct {
+	once sync.Once
+	ok   bool
+	srv  *fakebatch.Server
+	ts   *httptest.Server
+	e    env
+	run  string
+	// After submit: its report, the state read back and the state file.
+	submitted *Report
+	state     *State
+	stateFile []byte
+	// After collect: its report and the fake's counts then.
+	collected         *Report
+	requests, creates int64
+}
+
+// firstRuns are the first runs, by the index in providers.
+var firstRuns [3]firstRun
+
+// theFirstRun makes (once) and returns provider i's first run.
+func theFirstRun(t *testing.T, i int) *firstRun {
+	t.Helper()
+	f := &firstRuns[i]
+	f.once.Do(func() {
+		p := providers[i]
+		root, bundles := bundles500(t)
+		f.srv = fakebatch.New()
+		f.ts = httptest.NewServer(f.srv)
+		f.e = newEnv(t, p, f.ts.URL, nil)
+		f.e.cache = filepath.Join(root, "cache-"+p.kind) // outlives t's temporary directory
+		f.run = "kill-" + p.kind
+		f.submitted = submit(t, f.e, root, f.run, bundles, p.models[:])
+		// The process dies here: all that is left is the state file.
+		st, err := readState(Dir(root, f.run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.state = st
+		f.stateFile, _ = os.ReadFile(filepath.Join(Dir(root, f.run), FileState))
+		f.collected = collect(t, f.e, root, f.run, false)
+		f.requests, f.creates = f.srv.Requests(), f.srv.Created()
+		f.ok = true
+	})
+	if !f.ok {
+		t.Fatalf("the first run on %s failed", providers[i].kind)
+	}
+	return f
+}
+
 // TestBatchOf500SurvivesAKillBetweenSubmitAndCollect: per provider, 500
 // bundles are submitted in one process and collected in another (a new
 // cascade, nothing shared but the files): every bundle has exactly one
@@ -178,35 +238,29 @@ func readRecord(t *testing.T, bundle, run string) *replay.Record {
 // batch, the bundles both models fail get their failed record, and
 // every cost is the batch rate.
 func TestBatchOf500SurvivesAKillBetweenSubmitAndCollect(t *testing.T) {
-	for _, p := range providers {
+	for i, p := range providers {
 		t.Run(p.kind, func(t *testing.T) {
-			srv := fakebatch.New()
-			ts := httptest.NewServer(srv)
-			defer ts.Close()
-			e := newEnv(t, p, ts.URL, nil)
+			f := theFirstRun(t, i)
+			srv, e, run := f.srv, f.e, f.run
 			root, bundles := bundles500(t)
-			run := "kill-" + p.kind
-			models := p.models[:]
-			rep := submit(t, e, root, run, bundles, models)
+			rep := f.submitted
 			if rep.Bundles.Submitted != 500 || len(rep.Submitted) != 1 {
 				t.Fatalf("after submit: %+v, batches %v", rep.Bundles, rep.Submitted)
 			}
-			// The process dies here: all that is left is the state file.
-			st, err := readState(Dir(root, run))
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := f.state
 			if st.Counts.Total != 500 || st.Counts.Submitted != 500 || st.Bundles.Lines != 500 || len(st.Batches) != 1 || st.Batches[0].Requests != 500 {
 				t.Fatalf("state: %+v, batches %+v", st.Counts, st.Batches)
 			}
-			data, _ := os.ReadFile(filepath.Join(Dir(root, run), FileState))
+			if len(f.stateFile) == 0 {
+				t.Fatal("no state file")
+			}
 			for _, secret := range []string{"SECRETKEY"} {
-				if strings.Contains(string(data), secret) {
+				if strings.Contains(string(f.stateFile), secret) {
 					t.Fatalf("the state holds a key")
 				}
 			}
 
-			rep = collect(t, e, root, run, false)
+			rep = f.collected
 			if rep.Bundles.Pending() != 0 {
 				t.Fatalf("after collect: %+v", rep.Bundles)
 			}
@@ -217,11 +271,11 @@ func TestBatchOf500SurvivesAKillBetweenSubmitAndCollect(t *testing.T) {
 			if rep.Bundles.OK != wantOK || rep.Bundles.Failed != wantFailed {
 				t.Fatalf("bundles %+v, want %d ok and %d failed", rep.Bundles, wantOK, wantFailed)
 			}
-			if got := srv.Requests(); got != int64(500+wantSecond) {
+			if got := f.requests; got != int64(500+wantSecond) {
 				t.Errorf("the fake got %d requests, want %d (500 + %d for the second model): none twice", got, 500+wantSecond, wantSecond)
 			}
-			if srv.Created() != 2 {
-				t.Errorf("%d batches created, want one per model", srv.Created())
+			if f.creates != 2 {
+				t.Errorf("%d batches created, want one per model", f.creates)
 			}
 			m0, _ := e.mustCascade(t).Models.Lookup(p.models[0])
 			m1, _ := e.mustCascade(t).Models.Lookup(p.models[1])
@@ -312,18 +366,16 @@ func (e env) mustCascade(t *testing.T) *cascade.Cascade {
 // the first model answered, under another run, sends nothing at all:
 // every answer comes from the response cache, written where the first
 // run's are. (Bundles the first model failed would be asked again, as an
-// interactive rerun asks again: failures are never cached.)
+// interactive rerun asks again: failures are never cached.) The first
+// run is the kill test's (theFirstRun): a submit and a collect in two
+// processes, as here before.
 func TestBatchRerunIsAnsweredFromTheCache(t *testing.T) {
-	for _, p := range providers {
+	for i, p := range providers {
 		t.Run(p.kind, func(t *testing.T) {
-			srv := fakebatch.New()
-			ts := httptest.NewServer(srv)
-			defer ts.Close()
-			e := newEnv(t, p, ts.URL, nil)
+			f := theFirstRun(t, i)
+			srv, e := f.srv, f.e
 			root, all := bundles500(t)
-			first, second := "cache1-"+p.kind, "cache2-"+p.kind
-			submit(t, e, root, first, all, p.models[:])
-			collect(t, e, root, first, false)
+			first, second := f.run, "cache2-"+p.kind
 			var bundles []string
 			for _, b := range all {
 				if rec := readRecord(t, b, first); rec.OK() && *rec.Model == p.models[0] {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/compactlab/compact/internal/history"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // megabyteHistory builds about 1 MB of compact history in the shape real
@@ -89,7 +90,7 @@ func BenchmarkWriteCorpusSmallTarget(b *testing.B) {
 // five, so a busy machine does not fail it; skipped under the race detector
 // and in -short mode).
 func TestMegabyteKeepsTheRules(t *testing.T) {
-	if raceEnabled || testing.Short() {
+	if testfiles.Race || testing.Short() {
 		t.Skip("timing is meaningless under -race or -short")
 	}
 	in := megabyteHistory()
@@ -112,7 +113,7 @@ func TestMegabyteKeepsTheRules(t *testing.T) {
 // angle brackets, one huge turn): each must come back in well under the
 // seconds a quadratic pass would take, and keep the rules.
 func TestPathologicalInputsStayLinear(t *testing.T) {
-	if raceEnabled || testing.Short() {
+	if testfiles.Race || testing.Short() {
 		t.Skip("timing is meaningless under -race or -short")
 	}
 	const mb = 1 << 20

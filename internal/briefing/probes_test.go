@@ -12,6 +12,7 @@ import (
 	"github.com/compactlab/compact/internal/briefing"
 	"github.com/compactlab/compact/internal/eval"
 	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // probeBundle is a compact history with its probes and, when there is
@@ -344,7 +345,7 @@ func TestSmallTargetBriefingsKeepTheRules(t *testing.T) {
 		t.Skip("writes a generated database")
 	}
 	chats := 40
-	if briefing.RaceEnabled {
+	if testfiles.Race {
 		chats = 10
 	}
 	bundles, _ := sampleBundles(t, chats)

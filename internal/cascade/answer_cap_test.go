@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // bigAnswer is n bytes of text whose byte max-1 begins a 3-byte character,
@@ -27,9 +29,27 @@ func bigAnswer(n, max int) string {
 // TestLongAnswersAreCut: a 10 MB answer keeps cascade.max_answer_bytes of
 // it, cut at a character boundary, and the attempt says it was cut and how
 // long it was; on every provider.
+//
+// Under the race detector the default limit (4 MiB) is checked on one
+// provider, Anthropic's, and the set 1 MiB limit on all three; each
+// answer is a quarter over its limit. The default is settled once for
+// every provider (Settings.maxAnswerBytes, passed in
+// Request.MaxAnswerBytes) and the cut is the cascade's, not the
+// provider's: the 1 MiB case proves each provider reads, and the cascade
+// cuts, an answer over the limit it is given; the default case proves the
+// default is the limit given. An answer longer still, or decoded by each
+// SDK once more, finds no race (one goroutine per request) and took 20 s.
 func TestLongAnswersAreCut(t *testing.T) {
+	all := []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5"}
 	for _, tc := range []struct{ max, size int }{{DefaultMaxAnswerBytes, 10 << 20}, {1 << 20, 3 << 20}} {
 		max := tc.max
+		ids := all
+		if testfiles.Race {
+			tc.size = max + max/4
+			if max == DefaultMaxAnswerBytes {
+				ids = all[2:]
+			}
+		}
 		text := TrimJS(bigAnswer(tc.size, max))
 		s := testSettings()
 		s.Timeout = 20 * time.Second
@@ -39,7 +59,7 @@ func TestLongAnswersAreCut(t *testing.T) {
 			s.MaxAnswerBytes = 0 // the default applies
 		}
 		r := newRig(t, s, ok(geminiAnswer, text), ok(openaiAnswer, text), ok(anthropicAnswer, text))
-		for _, id := range []string{"gemini-3.1-flash-lite", "gpt-5.4-nano", "claude-haiku-4.5"} {
+		for _, id := range ids {
 			out, err := r.c.Run(context.Background(), Input{System: "s", User: "u"}, []string{id})
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/compactlab/compact/internal/cascade/leaktest"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // assertNoKeyRun fails when text shows any 12 characters of key in a row:
@@ -249,7 +250,7 @@ func TestRedactKeyRunsProperty(t *testing.T) {
 	seed := rnd.Int63()
 	rnd = rand.New(rand.NewSource(seed))
 	n := 500
-	if testing.Short() || raceOn {
+	if testing.Short() || testfiles.Race {
 		n = 80
 	}
 	for i := 0; i < n; i++ {
@@ -308,7 +309,7 @@ func FuzzRedactText(f *testing.F) {
 func TestRedactIsLinear(t *testing.T) {
 	r := NewRedactor(plantedKeys...)
 	size := 8 << 20
-	if raceOn {
+	if testfiles.Race {
 		size = 2 << 20
 	}
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -20,15 +21,26 @@ var openSections = map[string]bool{"providers": true, "context_windows": true}
 // providerFields are the settings of one providers.<name> entry.
 var providerFields = map[string]any{"kind": "", "base_url": "", "api_key_env": "", "api_key": "", "max_tokens_field": "", "rpm": 0}
 
+// defaultTree is the embedded defaults as YAML decodes them, decoded once
+// (every command loads the configuration; a test process runs thousands):
+// checkFile and checkEnv only read it.
+var defaultTree = sync.OnceValues(func() (map[string]any, error) {
+	var def map[string]any
+	if err := yaml.Unmarshal(configs.Default, &def); err != nil {
+		return nil, fmt.Errorf("config: embedded defaults: %w", err)
+	}
+	return def, nil
+})
+
 // checkFile compares the user's file with the defaults, key by key: a
 // setting the defaults do not know (a typo such as compresion, which
 // would otherwise be ignored without a word), a section given a value or
 // a value given a section, and a value of the wrong type (a duration that
 // is not one, a word where a number goes) are errors naming the key.
 func checkFile(path string, user map[string]any) error {
-	var def map[string]any
-	if err := yaml.Unmarshal(configs.Default, &def); err != nil {
-		return fmt.Errorf("config: embedded defaults: %w", err)
+	def, err := defaultTree()
+	if err != nil {
+		return err
 	}
 	if err := checkMap("", user, def); err != nil {
 		return fmt.Errorf("config: %s: %v", path, err)
@@ -168,9 +180,9 @@ func describe(v any) string {
 // checkEnv checks the COMPACT_* variables the way checkFile checks the
 // file: each against the type of its key's default.
 func checkEnv(s *Store, getenv func(string) string) error {
-	var def map[string]any
-	if err := yaml.Unmarshal(configs.Default, &def); err != nil {
-		return fmt.Errorf("config: embedded defaults: %w", err)
+	def, err := defaultTree()
+	if err != nil {
+		return err
 	}
 	keys := make([]string, 0, len(s.envKeys))
 	for k := range s.envKeys {

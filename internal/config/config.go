@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 
-	"github.com/compactlab/compact/configs"
 	"github.com/compactlab/compact/internal/fsutil"
 )
 
@@ -48,7 +47,13 @@ func Load(path string) (*Store, error) { return LoadEnv(path, os.Getenv) }
 func LoadEnv(path string, getenv func(string) string) (*Store, error) {
 	v := viper.NewWithOptions(viper.KeyDelimiter(Delim))
 	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
+	// The embedded defaults, decoded once: a copy of them is what
+	// v.ReadConfig(configs.Default) would read (TestDefaultsDecodedOnce).
+	def, err := defaultTree()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.MergeConfigMap(deepCopy(def).(map[string]any)); err != nil {
 		return nil, fmt.Errorf("config: embedded defaults: %w", err)
 	}
 	s := &Store{v: v, fileKeys: map[string]bool{}, flags: map[string]*pflag.Flag{}}
@@ -262,4 +267,30 @@ func (s *Store) ContextWindows() map[string]int {
 		}
 	}
 	return out
+}
+
+// deepCopy copies the maps and lists of a decoded YAML value (viper
+// changes the maps it is given).
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case map[any]any:
+		m := make(map[any]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = deepCopy(e)
+		}
+		return l
+	}
+	return v
 }

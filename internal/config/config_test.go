@@ -1,10 +1,17 @@
 package config
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/spf13/viper"
+
+	"github.com/compactlab/compact/configs"
 )
 
 func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -74,5 +81,42 @@ func TestEnvAliases(t *testing.T) {
 	}
 	if got := EnvNames("profile"); !slices.Equal(got, []string{"COMPACT_PROFILE"}) {
 		t.Errorf("EnvNames(profile) %v", got)
+	}
+}
+
+// TestDefaultsDecodedOnce: the defaults LoadEnv copies from its one
+// decoding are what viper reads from the embedded file, key by key and
+// type by type; and a file merged over one store's copy does not reach
+// the next store.
+func TestDefaultsDecodedOnce(t *testing.T) {
+	want := viper.NewWithOptions(viper.KeyDelimiter(Delim))
+	want.SetConfigType("yaml")
+	if err := want.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(cfg, []byte("compression:\n  threshold: 0.3\ncontext_windows:\n  my-model: 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadEnv(cfg, envMap(nil)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadEnv("", envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(st.v.AllSettings(), want.AllSettings()) {
+		t.Errorf("settings differ:\n got %v\nwant %v", st.v.AllSettings(), want.AllSettings())
+	}
+	keys, got := want.AllKeys(), st.v.AllKeys()
+	slices.Sort(keys)
+	slices.Sort(got)
+	if len(keys) < 20 || !slices.Equal(got, keys) {
+		t.Fatalf("keys %v, want %v", got, keys)
+	}
+	for _, k := range keys {
+		if got, w := st.v.Get(k), want.Get(k); !reflect.DeepEqual(got, w) || fmt.Sprintf("%T", got) != fmt.Sprintf("%T", w) {
+			t.Errorf("%s = %#v, want %#v", k, got, w)
+		}
 	}
 }

@@ -66,7 +66,17 @@ const (
 // endless stream without a newline) is refused rather than read whole.
 const MaxLineBytes = 256 << 20
 
+// maxLineBytes is the limit ReadJSONL applies: MaxLineBytes (tests lower
+// it, to reach it without reading 256 MiB).
+var maxLineBytes = MaxLineBytes
+
 var errLineTooLong = errors.New("line too long")
+
+// lineTooLongError is ReadJSONL's error about line of name being longer
+// than max bytes.
+func lineTooLongError(name string, line, max int) error {
+	return fmt.Errorf("%s: line %d is longer than %d MiB: not a JSONL history (each line one message); check it is the file you meant", name, line, max>>20)
+}
 
 // readLine is bufio.Reader.ReadBytes('\n') that stops with
 // errLineTooLong once a line passes max bytes.
@@ -94,9 +104,9 @@ func ReadJSONL(r io.Reader, name string, opts JSONLOptions) (*History, error) {
 	var recs []*rec
 	var unreadable []int
 	for line := 1; ; line++ {
-		text, err := readLine(br, MaxLineBytes)
+		text, err := readLine(br, maxLineBytes)
 		if errors.Is(err, errLineTooLong) {
-			return nil, fmt.Errorf("%s: line %d is longer than %d MiB: not a JSONL history (each line one message); check it is the file you meant", name, line, MaxLineBytes>>20)
+			return nil, lineTooLongError(name, line, maxLineBytes)
 		}
 		if len(text) > 0 {
 			text = bytes.TrimRight(text, "\r\n")

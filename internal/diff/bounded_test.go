@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/compactlab/compact/internal/mdtext"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // lcsDP is the textbook O(n·m) LCS, the reference for the bit-parallel one.
@@ -166,7 +167,7 @@ func TestSentenceReuseBudget(t *testing.T) {
 // minutes, and say which measures were approximated.
 func TestCompareHugeBriefingsIsBounded(t *testing.T) {
 	size, limit := 4<<20, 8*time.Second
-	if raceEnabled {
+	if testfiles.Race {
 		size, limit = 1<<20, 20*time.Second
 	}
 	if testing.Short() {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/compactlab/compact/internal/mdtext"
 )
@@ -259,7 +260,7 @@ func (x *pastIndex) has(name string) bool {
 // edit, write, creation, deletion, move or copy, the folder or file a
 // search ran in ("PATTERN in PATH"), the files of a lint.
 func markerPaths(mk marker) []string {
-	s := editCount.ReplaceAllString(mk.subject, "")
+	s := trimEditCount(mk.subject)
 	var out []string
 	switch mk.verb {
 	case "read", "created", "wrote", "edited", "deleted", "viewed", "opened":
@@ -330,6 +331,21 @@ func isNameStart(c byte) bool {
 
 func isNameByte(c byte) bool { return isNameStart(c) || c >= '0' && c <= '9' }
 
+// isOneNameToken reports whether s is one match of nameTokens, whole:
+// nameTokens.FindString(s) == s for a non-empty s, without the regexp
+// engine (it ran on every code span of every history).
+func isOneNameToken(s string) bool {
+	whole := false
+	first := true
+	eachNameToken(s, func(start, end int) {
+		if first {
+			whole = start == 0 && end == len(s)
+			first = false
+		}
+	})
+	return whole && s != ""
+}
+
 // eachNameToken calls fn with the bounds of each match of nameTokens in
 // s, leftmost first, as FindAllStringIndex would (linear, without the
 // regexp engine, which is several times slower on long histories).
@@ -363,7 +379,34 @@ func eachNameToken(s string, fn func(start, end int)) {
 	}
 }
 
-var codeSpan = regexp.MustCompile("`([^`\n]{3,80})`")
+// eachCodeSpan calls fn with the inside of each code span of text, as
+// the expression `([^`\n]{3,80})` finds them, leftmost first (linear,
+// without the regexp engine, which ran on every history;
+// TestEachCodeSpanIsTheRegexp holds them the same): a backquote, 3 to 80
+// characters that are neither a backquote nor a newline, a backquote.
+func eachCodeSpan(text string, fn func(inner string)) {
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '`')
+		if j < 0 {
+			return
+		}
+		start := i + j
+		k, n := start+1, 0
+		for k < len(text) && text[k] != '`' && text[k] != '\n' {
+			_, w := utf8.DecodeRuneInString(text[k:])
+			k += w
+			n++
+		}
+		if k < len(text) && text[k] == '`' && n >= 3 && n <= 80 {
+			fn(text[start+1 : k])
+			i = k + 1
+			continue
+		}
+		// No span starts here; the next can start at the next backquote
+		// (the one that ended this run, if any).
+		i = start + 1
+	}
+}
 
 // codeNames lists the names of text, in order: code spans that are not
 // paths, and identifiers that look like code (snake_case, camelCase,
@@ -377,21 +420,21 @@ func codeNames(text string) []string {
 			out = append(out, s)
 		}
 	}
-	for _, sm := range codeSpan.FindAllStringSubmatch(text, -1) {
-		s := strings.TrimSpace(sm[1])
+	eachCodeSpan(text, func(inner string) {
+		s := strings.TrimSpace(inner)
 		if s == "" || isFileName(s) || strings.HasPrefix(s, "[") {
-			continue
+			return
 		}
-		if nameTokens.FindString(s) == s {
+		if isOneNameToken(s) {
 			if codeLike(s) {
 				add(s)
 			}
-			continue
+			return
 		}
 		if len(s) >= 6 && strings.IndexFunc(s, unicode.IsLetter) >= 0 {
 			add(s)
 		}
-	}
+	})
 	eachNameToken(text, func(start, end int) {
 		w := text[start:end]
 		if start > 0 && (isAlnum(text[start-1]) || text[start-1] == '#') {

@@ -3,6 +3,8 @@ package eval
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -160,7 +162,8 @@ func TestCutAt(t *testing.T) {
 }
 
 // TestEachNameTokenIsTheRegexp: the hand-written scanner finds what the
-// nameTokens expression defines, on texts of every shape.
+// nameTokens expression defines, on texts of every shape; isOneNameToken
+// is a whole text's being one of them.
 func TestEachNameTokenIsTheRegexp(t *testing.T) {
 	texts := []string{"", "a", "a.b", "a..b", "a.", ".a", "a::b::c", "a:b", "a->b->", "x-y", "9a b9 _x $y", "fooBar.baz(qux) -> a::b",
 		"w1a2/src/x.ts", "日本 abc.def", "a.1b", "a.b1.c2", "#0f766e", "-> ::", "a::", "a->"}
@@ -179,6 +182,86 @@ func TestEachNameTokenIsTheRegexp(t *testing.T) {
 		want := nameTokens.FindAllStringIndex(s, -1)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%q: got %v, want %v", s, got, want)
+		}
+		if one, want := isOneNameToken(s), s != "" && nameTokens.FindString(s) == s; one != want {
+			t.Fatalf("isOneNameToken(%q) = %v, want %v", s, one, want)
+		}
+	}
+}
+
+// TestSplitMarkerIsTheRegexp: splitMarker matches what the marker
+// expression it replaced matched, with the same groups, on marker lines
+// and near misses of every shape.
+func TestSplitMarkerIsTheRegexp(t *testing.T) {
+	markerRe := regexp.MustCompile(`^\[([a-z][a-z -]*?): (.*)\]$`)
+	texts := []string{"", "[", "]", "[]", "[a]", "[a: ]", "[a:]", "[a: b]", "[read: src/x.ts]", "[shell: npm test → exit 1]",
+		"[edited: a.go ✗ no such file]", "[docs-read: x]", "[a b: c: d]", "[a: b: c]", "[A: b]", "[1a: b]", "[a- -: b]",
+		"[a: b\n]", "[a\n: b]", "[a: b]\n", " [a: b]", "[a: b] ", "[a: \xff]", "[a: ]]", "[a:  ]", "[ a: b]", "[-a: b]", "[a:: b]"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	pick := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		// "[verb: subject]" of bytes that may break it (half of them),
+		// any bytes, or such a line cut short.
+		s := "[" + pick("az -:A1", 1+rng.IntN(4)) + pick(": ", rng.IntN(3)) + pick("ab :]\n\xff", rng.IntN(6)) + "]"
+		switch rng.IntN(4) {
+		case 0:
+			s = pick("[]a z-: \n\xffA1", 1+rng.IntN(10))
+		case 1:
+			s = s[:rng.IntN(len(s)+1)]
+		}
+		texts = append(texts, s)
+	}
+	for _, s := range texts {
+		verb, subject, ok := splitMarker(s)
+		sm := markerRe.FindStringSubmatch(s)
+		if ok != (sm != nil) || ok && (verb != sm[1] || subject != sm[2]) {
+			t.Fatalf("splitMarker(%q) = %q, %q, %v; the expression gives %q", s, verb, subject, ok, sm)
+		}
+	}
+}
+
+// TestEachCodeSpanIsTheRegexp: eachCodeSpan finds the code spans the
+// expression it replaced found, on texts of every shape (spans too short
+// or too long, counted in characters; newlines; invalid UTF-8).
+func TestEachCodeSpanIsTheRegexp(t *testing.T) {
+	codeSpan := regexp.MustCompile("`([^`\n]{3,80})`")
+	texts := []string{"", "`", "``", "`ab`", "`abc`", "`abc``def`", "a `b c d` e `f`", "`日本語`", "`日本`", "`\xff\xfe\xfd`",
+		"`" + strings.Repeat("x", 80) + "`", "`" + strings.Repeat("x", 81) + "`", "`" + strings.Repeat("é", 80) + "`",
+		"`" + strings.Repeat("é", 81) + "`", "`ab\ncd`", "``abc``", "`abc` `"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := []string{"`", "a", "b", " ", "\n", "é", "\xff", strings.Repeat("x", 30)}
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(16) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		var got []string
+		eachCodeSpan(s, func(inner string) { got = append(got, inner) })
+		var want []string
+		for _, sm := range codeSpan.FindAllStringSubmatch(s, -1) {
+			want = append(want, sm[1])
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestTrimEditCount: trimEditCount is the expression's replacement.
+func TestTrimEditCount(t *testing.T) {
+	editCount := regexp.MustCompile(` \(\d+ edits?\)$`)
+	for _, s := range []string{"", "a.go", "a.go (2 edits)", "a.go (1 edit)", "a.go (edits)", "a.go (2 edits) x", "(3 edits)", " (3 edits)", "a (2 edits))"} {
+		if got, want := trimEditCount(s), editCount.ReplaceAllString(s, ""); got != want {
+			t.Errorf("trimEditCount(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

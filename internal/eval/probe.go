@@ -308,14 +308,38 @@ type marker struct {
 	errText       string
 }
 
-var markerRe = regexp.MustCompile(`^\[([a-z][a-z -]*?): (.*)\]$`)
+// splitMarker matches t against ^\[([a-z][a-z -]*?): (.*)\]$ and returns
+// the two groups, without the regexp engine (it ran on every line of
+// every history, and its cost grows with the line; TestSplitMarkerIsTheRegexp
+// holds them the same): "[", a verb of lowercase letters, spaces and
+// hyphens that starts with a letter, ": ", a subject without a newline,
+// "]" last.
+func splitMarker(t string) (verb, subject string, ok bool) {
+	if len(t) < 3 || t[0] != '[' || t[len(t)-1] != ']' || t[1] < 'a' || t[1] > 'z' {
+		return "", "", false
+	}
+	i := 2
+	for i < len(t) && (t[i] >= 'a' && t[i] <= 'z' || t[i] == ' ' || t[i] == '-') {
+		i++
+	}
+	// The verb is as short as it can be, so it ends at the first ": ";
+	// a ':' cannot be in it, so that is where its bytes end.
+	if i+2 > len(t)-1 || t[i] != ':' || t[i+1] != ' ' {
+		return "", "", false
+	}
+	subject = t[i+2 : len(t)-1]
+	if strings.IndexByte(subject, '\n') >= 0 {
+		return "", "", false
+	}
+	return t[1:i], subject, true
+}
 
 func parseMarker(t string) (marker, bool) {
-	sm := markerRe.FindStringSubmatch(t)
-	if sm == nil {
+	verb, subject, ok := splitMarker(t)
+	if !ok {
 		return marker{}, false
 	}
-	mk := marker{verb: sm[1], subject: sm[2]}
+	mk := marker{verb: verb, subject: subject}
 	if i := strings.Index(mk.subject, " ✗ "); i >= 0 {
 		mk.outcome, mk.errText = "error", strings.TrimSpace(mk.subject[i+len(" ✗ "):])
 		mk.subject = mk.subject[:i]
@@ -345,6 +369,15 @@ func parseMarker(t string) (marker, bool) {
 
 var editCount = regexp.MustCompile(` \(\d+ edits?\)$`)
 
+// trimEditCount is editCount.ReplaceAllString(s, ""), with the regexp
+// engine only for what ends as a count of edits does.
+func trimEditCount(s string) string {
+	if !strings.HasSuffix(s, ")") {
+		return s
+	}
+	return editCount.ReplaceAllString(s, "")
+}
+
 func (m *miner) marker(mk marker, src Source) {
 	failed := mk.outcome == "error" || mk.outcome == "exit" || mk.outcome == "timeout"
 	switch mk.verb {
@@ -356,7 +389,7 @@ func (m *miner) marker(mk marker, src Source) {
 		m.file(mk.subject, actCreated, src)
 	case "wrote", "edited":
 		if !failed {
-			m.file(editCount.ReplaceAllString(mk.subject, ""), actEdited, src)
+			m.file(trimEditCount(mk.subject), actEdited, src)
 		}
 	case "deleted":
 		if !failed {
@@ -378,7 +411,7 @@ func (m *miner) marker(mk marker, src Source) {
 	case "asked user":
 		m.formAnswers(mk.subject, src)
 	}
-	subjectKey := mk.verb + "\x00" + normalize(editCount.ReplaceAllString(mk.subject, ""))
+	subjectKey := mk.verb + "\x00" + normalize(trimEditCount(mk.subject))
 	if !failed {
 		if mk.outcome == "ok" || (mk.outcome == "" && mk.verb != "shell") {
 			for _, i := range m.fails[subjectKey] {
@@ -393,7 +426,7 @@ func (m *miner) marker(mk marker, src Source) {
 	if mk.verb == "asked user" || strings.HasPrefix(mk.subject, "new session") {
 		return
 	}
-	subject := editCount.ReplaceAllString(mk.subject, "")
+	subject := trimEditCount(mk.subject)
 	code := mk.code
 	if mk.outcome == "timeout" {
 		code = "timeout"

@@ -19,23 +19,23 @@ func checkLazySame(t *testing.T, text string, lazyAt int, v Value, err error) {
 		t.Fatalf("lazyAt %d: error %v, eager %v\n%q", lazyAt, lerr, err, text)
 	}
 	if err == nil {
-		if d := deepDiff(v, lv, map[[2]*Container]bool{}, "$"); d != "" {
+		if d := deepDiff(v, lv, map[[2]*Container]bool{}, rootPath); d != "" {
 			t.Fatalf("lazyAt %d: %s\n%q", lazyAt, d, text)
 		}
 		// Again on a fresh lazy value, reading members with Get first,
 		// scalars before containers, so that reads from the text of a
 		// still lazy object are checked too.
 		lv, _ = DecodeSuperJSONLazy(text, lazyAt)
-		if d := getDiff(v, lv, map[*Container]bool{}, "$"); d != "" {
+		if d := getDiff(v, lv, map[*Container]bool{}, rootPath); d != "" {
 			t.Fatalf("lazyAt %d (Get): %s\n%q", lazyAt, d, text)
 		}
 	}
 }
 
 // getDiff compares a and b member by member through Get and Index only.
-func getDiff(a, b Value, seen map[*Container]bool, at string) string {
+func getDiff(a, b Value, seen map[*Container]bool, at *path) string {
 	if a.k != b.k {
-		return at + ": kind " + b.k.String() + ", eager " + a.k.String()
+		return at.String() + ": kind " + b.k.String() + ", eager " + a.k.String()
 	}
 	if a.c == nil || seen[a.c] {
 		return deepDiff(a, b, map[[2]*Container]bool{}, at)
@@ -50,17 +50,17 @@ func getDiff(a, b Value, seen map[*Container]bool, at string) string {
 				if (am.c != nil) != (pass == 1) {
 					continue
 				}
-				if d := getDiff(am, b.Get(k), seen, at+"."+k); d != "" {
+				if d := getDiff(am, b.Get(k), seen, at.in(k)); d != "" {
 					return d
 				}
 			}
 		}
 	case Array:
 		if a.Len() != b.Len() {
-			return at + ": length differs"
+			return at.String() + ": length differs"
 		}
 		for i := 0; i < a.Len(); i++ {
-			if d := getDiff(a.Index(i), b.Index(i), seen, at+"."+NumberToString(float64(i))); d != "" {
+			if d := getDiff(a.Index(i), b.Index(i), seen, at.in(NumberToString(float64(i)))); d != "" {
 				return d
 			}
 		}
@@ -68,21 +68,43 @@ func getDiff(a, b Value, seen map[*Container]bool, at string) string {
 	return ""
 }
 
+// path is where getDiff and deepDiff are in a value: "$" and the member
+// names below it, joined with "." only for a message. (Joining at every
+// level made the texts 10,000 containers deep quadratic: 400 MB of
+// strings for each comparison.)
+type path struct {
+	up   *path
+	name string
+}
+
+var rootPath = &path{name: "$"}
+
+func (p *path) in(name string) *path { return &path{up: p, name: name} }
+
+func (p *path) String() string {
+	var names []string
+	for q := p; q != nil; q = q.up {
+		names = append(names, q.name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, ".")
+}
+
 // deepDiff describes the first difference between a and b, "" when they
 // are the same value (same kinds, payloads, keys and members; cycles are
 // followed once).
-func deepDiff(a, b Value, seen map[[2]*Container]bool, at string) string {
+func deepDiff(a, b Value, seen map[[2]*Container]bool, at *path) string {
 	if a.k != b.k {
-		return at + ": kind " + b.k.String() + ", eager " + a.k.String()
+		return at.String() + ": kind " + b.k.String() + ", eager " + a.k.String()
 	}
 	if math.Float64bits(a.n) != math.Float64bits(b.n) && !(math.IsNaN(a.n) && math.IsNaN(b.n)) {
-		return at + ": number differs"
+		return at.String() + ": number differs"
 	}
 	if a.s != b.s {
-		return at + ": text differs"
+		return at.String() + ": text differs"
 	}
 	if (a.c == nil) != (b.c == nil) {
-		return at + ": container differs"
+		return at.String() + ": container differs"
 	}
 	if a.c == nil {
 		return ""
@@ -94,18 +116,18 @@ func deepDiff(a, b Value, seen map[[2]*Container]bool, at string) string {
 	seen[pair] = true
 	ac, bc := a.cc(), b.cc()
 	if strings.Join(ac.Keys, "\x00") != strings.Join(bc.Keys, "\x00") || len(ac.Keys) != len(bc.Keys) {
-		return at + ": keys differ"
+		return at.String() + ": keys differ"
 	}
 	if len(ac.Vals) != len(bc.Vals) || len(ac.mapKeys()) != len(bc.mapKeys()) {
-		return at + ": member counts differ"
+		return at.String() + ": member counts differ"
 	}
 	for i := range ac.Vals {
-		if d := deepDiff(ac.Vals[i], bc.Vals[i], seen, at+"."+memberName(ac, i)); d != "" {
+		if d := deepDiff(ac.Vals[i], bc.Vals[i], seen, at.in(memberName(ac, i))); d != "" {
 			return d
 		}
 	}
 	for i := range ac.mapKeys() {
-		if d := deepDiff(ac.mapKeys()[i], bc.mapKeys()[i], seen, at+".<key>"); d != "" {
+		if d := deepDiff(ac.mapKeys()[i], bc.mapKeys()[i], seen, at.in("<key>")); d != "" {
 			return d
 		}
 	}
@@ -198,7 +220,7 @@ func TestLazySameAsEager(t *testing.T) {
 				t.Fatalf("ParseJSONLazy(%d): error %v, eager %v\n%q", lazyAt, lerr, perr, text)
 			}
 			if perr == nil {
-				if d := deepDiff(pv, lv, map[[2]*Container]bool{}, "$"); d != "" {
+				if d := deepDiff(pv, lv, map[[2]*Container]bool{}, rootPath); d != "" {
 					t.Fatalf("ParseJSONLazy(%d): %s\n%q", lazyAt, d, text)
 				}
 			}
@@ -334,7 +356,7 @@ func TestArenaRows(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			if d := deepDiff(want, r.got, map[[2]*Container]bool{}, "$"); d != "" {
+			if d := deepDiff(want, r.got, map[[2]*Container]bool{}, rootPath); d != "" {
 				t.Fatalf("%s: row %d: %s", when, i, d)
 			}
 		}
@@ -398,7 +420,7 @@ func TestArenaReset(t *testing.T) {
 						if k >= len(got) {
 							t.Fatalf("round %d: %d values, want more", round, len(got))
 						}
-						if d := deepDiff(want, got[k], map[[2]*Container]bool{}, "$"); d != "" {
+						if d := deepDiff(want, got[k], map[[2]*Container]bool{}, rootPath); d != "" {
 							t.Fatalf("round %d, value %d: %s", round, k, d)
 						}
 						k++

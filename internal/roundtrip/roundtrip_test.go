@@ -21,6 +21,7 @@ import (
 	"github.com/compactlab/compact/internal/prompt"
 	"github.com/compactlab/compact/internal/replay"
 	"github.com/compactlab/compact/internal/report"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // jsonString is s as a JSON string the way a careless writer would put
@@ -196,9 +197,15 @@ func roundTrip(t testing.TB, gen replay.Generator, data []byte) {
 	}
 }
 
-// hugeReps makes the huge lines of TestBundleRoundTrip 1.5 MB (a quarter
-// of that under the race detector: race_test.go).
-var hugeReps = 1 << 16
+// hugeReps makes the huge lines of TestBundleRoundTrip 1.5 MB; under the
+// race detector (ten times slower) a quarter of that: 375 KB still makes a
+// quadratic scan show.
+var hugeReps = func() int {
+	if testfiles.Race {
+		return 1 << 14
+	}
+	return 1 << 16
+}()
 
 // hostile are message texts compact's readers used to refuse, or that
 // act on a terminal.

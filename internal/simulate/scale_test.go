@@ -13,6 +13,7 @@ import (
 
 	"github.com/compactlab/compact/internal/history"
 	"github.com/compactlab/compact/internal/strategy"
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // chainJSONL writes a linear history of n messages, each the parent of
@@ -69,7 +70,7 @@ func simulateWith(t testing.TB, path string, cfg strategy.Config, sum strategy.S
 // looking ahead to its end for every turn). Four times the messages must
 // not cost more than eight times the time (quadratic is sixteen).
 func TestSimulateScalesLinearly(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testfiles.Race {
 		t.Skip("timing test: not with -short or -race")
 	}
 	const n = 5000
@@ -124,7 +125,7 @@ func (m *measuring) Summarize(ctx context.Context, req strategy.SummaryRequest) 
 func TestSimulateSmallWindowScalesLinearly(t *testing.T) {
 	cfg := strategy.Config{ContextWindow: 4000, TargetChars: 3000}
 	n := 1000
-	if raceEnabled {
+	if testfiles.Race {
 		n = 500
 	}
 	small, big := chainJSONL(t, n), chainJSONL(t, 4*n)

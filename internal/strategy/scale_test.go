@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactlab/compact/internal/testfiles"
 )
 
 // ScaleEnv names the environment variable that turns
@@ -56,7 +58,7 @@ func TestStrategiesScaleLinearly(t *testing.T) {
 			t.Fatalf("%s=%q: want a number of messages", ScaleEnv, v)
 		}
 		n, window, runs, bench = big/4, 0, 5, true
-	} else if testing.Short() || raceEnabled {
+	} else if testing.Short() || testfiles.Race {
 		t.Skip("scaling test: not with -short or -race")
 	}
 	const limit = 1.1

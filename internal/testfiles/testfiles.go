@@ -1,6 +1,7 @@
 // Package testfiles is test support only: reading the real files tests
 // keep gzipped under testdata (the Claude Code sessions of
-// testdata/agents/claude-code/entire, for one).
+// testdata/agents/claude-code/entire, for one), and Race, whether the
+// race detector is on.
 package testfiles
 
 import (

@@ -1,5 +1,0 @@
-//go:build !race
-
-package briefing
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package cascade
-
-const raceOn = false

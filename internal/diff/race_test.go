@@ -1,5 +1,0 @@
-//go:build race
-
-package diff
-
-const raceEnabled = true

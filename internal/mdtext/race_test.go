@@ -1,5 +1,0 @@
-//go:build race
-
-package mdtext
-
-const raceEnabled = true
