@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/compactlab/compact/internal/eval"
-	"github.com/compactlab/compact/internal/fsutil"
 )
 
 // compact eval --otel FILE: the scores as OpenTelemetry events
@@ -42,28 +42,12 @@ func checkEvalOTel(path string) error {
 // writeEvalOTel writes the report's scores as OTLP JSON log records to
 // path: into a temporary file beside it, renamed into place.
 func writeEvalOTel(f *Factory, path string, rep *eval.Report) error {
-	dir := filepath.Dir(path)
-	if n, err := fsutil.CleanStale(dir, fsutil.PartialPrefix(path)); n > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "compact eval: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), path)
-	} else if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "compact eval: warning: leftovers of an interrupted run: %v\n", err)
-	}
-	tmp, err := fsutil.CreateTemp(dir, fsutil.PartialPrefix(path), "")
-	if err != nil {
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("eval: --otel: cannot write beside %s: %w", path, err)}
-	}
-	name := tmp.Name()
-	defer fsutil.Release(name)
-	sum, err := rep.WriteOTel(tmp, eval.OTelOptions{Service: "compact", Version: version(), Scope: "github.com/compactlab/compact/eval"})
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return &ExitError{Code: exitFailed, Err: fmt.Errorf("eval: --otel: writing %s: %w", path, err)}
+	var sum eval.OTelSummary
+	if err := writeBeside(f, "eval", "eval: --otel", path, func(w io.Writer) (err error) {
+		sum, err = rep.WriteOTel(w, eval.OTelOptions{Service: "compact", Version: version(), Scope: "github.com/compactlab/compact/eval"})
+		return err
+	}); err != nil {
+		return err
 	}
 	if !f.IO.Quiet {
 		what := fmt.Sprintf("%s (%d linked to their trace span", plural(sum.Events, "evaluation event"), sum.Linked)

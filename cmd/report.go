@@ -3,8 +3,8 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/compactlab/compact/internal/bundle"
 	"github.com/compactlab/compact/internal/eval"
-	"github.com/compactlab/compact/internal/fsutil"
 	"github.com/compactlab/compact/internal/report"
 	"github.com/compactlab/compact/internal/upstream"
 )
@@ -301,35 +300,13 @@ func reportNothing(opts *reportOptions, dirs []string, rep *report.Report, runs 
 // writeReportFile writes the page to a hidden temporary file beside path
 // and renames it into place, so that a reader never sees half a page.
 func writeReportFile(f *Factory, path string, rep *report.Report, popt report.PageOptions) (report.Stats, error) {
-	dir := filepath.Dir(path)
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return report.Stats{}, usageErr("report: --output %s is a directory; name a file, e.g. %s", path, filepath.Join(path, "report.html"))
 	}
-	if n, err := fsutil.CleanStale(dir, fsutil.PartialPrefix(path)); n > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "compact report: removed %s of an interrupted run beside %s\n", plural(n, "leftover"), path)
-	} else if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "compact report: warning: leftovers of an interrupted run: %v\n", err)
-	}
-	tmp, err := fsutil.CreateTemp(dir, fsutil.PartialPrefix(path), "")
-	if err != nil {
-		return report.Stats{}, &ExitError{Code: exitFailed, Err: fmt.Errorf("report: cannot write beside %s: %w", path, err)}
-	}
-	name := tmp.Name()
-	defer fsutil.Release(name)
-	st, err := rep.WriteHTML(tmp, popt)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		var ee *ExitError
-		if errors.As(err, &ee) {
-			return st, err
-		}
-		return st, &ExitError{Code: exitFailed, Err: fmt.Errorf("report: writing %s: %w", path, err)}
-	}
-	return st, nil
+	var st report.Stats
+	err := writeBeside(f, "report", "report", path, func(w io.Writer) (err error) {
+		st, err = rep.WriteHTML(w, popt)
+		return err
+	})
+	return st, err
 }

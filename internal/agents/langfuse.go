@@ -3,7 +3,6 @@ package agents
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -249,12 +248,7 @@ func (r *otlpReader) dataElem(dec *json.Decoder, line func() int) error {
 	}
 	var rs rawSpan
 	if err := json.Unmarshal(raw, &rs); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			r.problem(at, "span: %s", jsonProblem(nil, err))
-			return nil
-		}
-		return err
+		return r.badSpan(at, err)
 	}
 	r.addSpan(&rs, at)
 	return nil

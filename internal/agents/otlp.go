@@ -373,16 +373,22 @@ func (r *otlpReader) span(dec *json.Decoder, line func() int) error {
 	at := line()
 	var rs rawSpan
 	if err := dec.Decode(&rs); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			// The value was read whole: the next span is still there.
-			r.problem(at, "span: %s", jsonProblem(nil, err))
-			return nil
-		}
-		return err
+		return r.badSpan(at, err)
 	}
 	r.addSpan(&rs, at)
 	return nil
+}
+
+// badSpan handles the error of decoding the span at line at: a value of
+// the wrong type was read whole, so it is a problem, the span is left out
+// and the next one is still there (nil); any other error ends the read.
+func (r *otlpReader) badSpan(at int, err error) error {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		r.problem(at, "span: %s", jsonProblem(nil, err))
+		return nil
+	}
+	return err
 }
 
 // addSpan adds the span rs, read at line at.

@@ -27,12 +27,7 @@ type StagewiseOptions struct {
 // skips it. The error is about the database as a whole (not found, not an
 // agent database, no agentMessages table).
 func ReadStagewise(ctx context.Context, path string, opts StagewiseOptions) ([]*History, []Problem, error) {
-	db, err := store.OpenContext(ctx, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer db.Close()
-	snap, err := db.Snapshot(ctx)
+	snap, err := store.OpenSnapshot(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

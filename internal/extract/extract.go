@@ -194,12 +194,7 @@ func Run(ctx context.Context, opts Options, hooks Hooks) (*Summary, error) {
 	if err := checkOutDir(opts.OutDir, opts.Force); err != nil {
 		return nil, err
 	}
-	db, err := store.OpenContext(ctx, opts.DBPath)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	snap, err := db.Snapshot(ctx)
+	snap, err := store.OpenSnapshot(ctx, opts.DBPath)
 	if err != nil {
 		return nil, err
 	}

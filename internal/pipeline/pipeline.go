@@ -91,12 +91,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Profile == nil {
 		opts.Profile = serialize.Profiles["e3e"]
 	}
-	db, err := store.OpenContext(ctx, opts.DBPath)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	snap, err := db.Snapshot(ctx)
+	snap, err := store.OpenSnapshot(ctx, opts.DBPath)
 	if err != nil {
 		return nil, err
 	}

@@ -29,12 +29,7 @@ func UnitOf(in *Input, key string) shard.Unit {
 // ChatIDs lists the ids of the chats of the stagewise database at path,
 // for a shard to choose from before anything else is read.
 func ChatIDs(ctx context.Context, path string) ([]string, error) {
-	db, err := store.OpenContext(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	snap, err := db.Snapshot(ctx)
+	snap, err := store.OpenSnapshot(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,9 @@ import (
 // read whose context is done is interrupted and returns the context's
 // error.
 type Snap struct {
-	d      *DB
+	d *DB
+	// ownDB: the snapshot opened d (OpenSnapshot) and closes it too.
+	ownDB  bool
 	c      *conn
 	schema schemaInfo
 	// mmapLimit is SQLite's mmap_size for the connection (0: every page
@@ -141,7 +143,27 @@ func (s *Snap) query(ctx context.Context, q string, args []string, fn func(*stmt
 // Close ends the read transaction and closes the snapshot's connection.
 // It is safe to call more than once.
 func (s *Snap) Close() error {
-	return s.c.close()
+	err := s.c.close()
+	if s.ownDB {
+		err = errors.Join(err, s.d.Close())
+	}
+	return err
+}
+
+// OpenSnapshot opens the database at path read-only (OpenContext) and
+// pins one snapshot of it (Snapshot): closing the snapshot closes both.
+func OpenSnapshot(ctx context.Context, path string) (*Snap, error) {
+	db, err := OpenContext(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := db.Snapshot(ctx)
+	if err != nil {
+		db.Close() //nolint:errcheck // read-only
+		return nil, err
+	}
+	snap.ownDB = true
+	return snap, nil
 }
 
 // Version returns the schema version seen by this snapshot.
